@@ -1,0 +1,229 @@
+// `bloomtool build`: reads keys, sizes and fills a Bloom filter, writes it atomically, and prints
+// a summary on stderr. With -n the filter is sized up front and keys stream through; without -n
+// one 64-bit hash per key is kept, the exact distinct count decides the size, and the requested
+// p holds for input of any length (stdin included).
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <optional>
+
+#include "bloomtool/bloom.h"
+#include "bloomtool/error.h"
+#include "bloomtool/filter_file.h"
+#include "bloomtool/hash.h"
+#include "bloomtool/model.h"
+#include "bloomtool/units.h"
+#include "bloomtool/version.h"
+#include "common.h"
+
+namespace bloomtool::cli {
+
+namespace {
+
+struct BuildOptions {
+  std::string n, p, m, k;
+  std::string output;
+  std::string variant = "standard";
+  std::string label;
+  std::string created;
+  bool allow_overfill = false;
+  bool quiet = false;
+  InputArgs input;
+};
+
+// The resolved filter geometry and how it was chosen.
+struct Plan {
+  std::optional<uint64_t> n;  // capacity from -n
+  std::optional<double> p;
+  std::optional<uint64_t> m;
+  std::optional<uint32_t> k;
+  BloomVariant variant;
+};
+
+Plan make_plan(const BuildOptions& o) {
+  Plan plan;
+  plan.variant = parse_bloom_variant(o.variant.c_str());
+  if (!o.n.empty()) {
+    plan.n = parse_count(o.n, "-n");
+    if (*plan.n == 0) throw Error(ErrorCode::kInvalidArgument, "-n: must be at least 1");
+  }
+  if (!o.p.empty()) plan.p = parse_probability(o.p, "-p");
+  if (!o.m.empty()) {
+    plan.m = parse_size_bits(o.m, "-m");
+    if (*plan.m == 0 || *plan.m > model::kMaxBits) {
+      throw Error(ErrorCode::kInvalidArgument,
+                  "-m: '" + o.m + "' is out of range (1 bit to 2^40 bits = 128GiB)");
+    }
+  }
+  if (!o.k.empty()) {
+    const uint64_t k = parse_count(o.k, "-k");
+    if (k == 0 || k > model::kMaxK)
+      throw Error(ErrorCode::kInvalidArgument, "-k: must be between 1 and 64");
+    plan.k = static_cast<uint32_t>(k);
+  }
+  if (plan.p && plan.m)
+    throw Error(ErrorCode::kInvalidArgument, "-p and -m: give one of them, not both");
+  if (!plan.p && !plan.m) plan.p = 0.01;
+  return plan;
+}
+
+// m and k for n distinct keys under the plan, by the variant's own model.
+model::BloomSize size_for(const Plan& plan, uint64_t n) {
+  const uint64_t nn = std::max<uint64_t>(n, 1);
+  if (plan.m) {
+    const uint64_t m = BloomFilter::effective_bits(*plan.m, plan.variant);
+    if (plan.k) return {m, *plan.k};
+    const uint32_t k =
+        plan.variant == BloomVariant::kStandard
+            ? model::bloom_optimal_k(static_cast<double>(m), static_cast<double>(nn))
+            : model::blocked_optimal_k(static_cast<double>(m), static_cast<double>(nn));
+    return {m, k};
+  }
+  model::BloomSize s;
+  if (plan.variant == BloomVariant::kBlocked512) {
+    s = model::blocked_size(nn, *plan.p, plan.k.value_or(0));
+  } else if (plan.k) {
+    s = {model::standard_bits_for_k(nn, *plan.p, *plan.k), *plan.k};
+  } else {
+    s = model::standard_size(nn, *plan.p);
+  }
+  if (s.m_bits > model::kMaxBits) {
+    throw Error(ErrorCode::kInvalidArgument,
+                fmt::format("{} keys at p={} need more than 2^40 bits", nn, *plan.p));
+  }
+  return s;
+}
+
+double model_fpr(BloomVariant v, double m, double n, double k) {
+  return v == BloomVariant::kStandard ? model::bloom_fpr(m, n, k) : model::blocked_fpr(m, n, k);
+}
+
+int run_build(const BuildOptions& o) {
+  const Plan plan = make_plan(o);
+  const InputOptions input_options = o.input.options();
+  const int64_t created = creation_time(o.created);
+  check_output_path(o.output);
+
+  KeyReader reader(o.input.inputs, input_options);
+  KeyBatch batch;
+  std::vector<uint64_t> hashes;
+  std::unique_ptr<BloomFilter> filter;
+  uint64_t distinct = 0;
+  bool distinct_exact = false;
+  const uint64_t seed = kDefaultSeed;
+
+  const bool streaming = plan.n.has_value() || (plan.m && plan.k);
+  if (streaming) {
+    const model::BloomSize s = size_for(plan, plan.n.value_or(1));
+    filter = std::make_unique<BloomFilter>(s.m_bits, s.k, plan.variant);
+    while (reader.next(batch)) {
+      hashes.resize(batch.keys.size());
+      for (size_t i = 0; i < batch.keys.size(); ++i) hashes[i] = hash_key(batch.keys[i], seed);
+      filter->add_batch(hashes);
+    }
+  } else {
+    // Keep one hash per key; the distinct count then sizes the filter exactly.
+    while (reader.next(batch)) {
+      for (std::string_view key : batch.keys) hashes.push_back(hash_key(key, seed));
+    }
+    std::sort(hashes.begin(), hashes.end());
+    hashes.erase(std::unique(hashes.begin(), hashes.end()), hashes.end());
+    distinct = hashes.size();
+    distinct_exact = true;
+    const model::BloomSize s = size_for(plan, distinct);
+    filter = std::make_unique<BloomFilter>(s.m_bits, s.k, plan.variant);
+    filter->add_batch(hashes);
+    std::vector<uint64_t>().swap(hashes);
+  }
+
+  const InputStats& in = reader.stats();
+  const double m = static_cast<double>(filter->bits());
+  const double k = filter->k();
+  if (!distinct_exact) {
+    const double est =
+        model::bloom_fill_distinct(static_cast<double>(filter->set_bit_count()), m, k);
+    distinct = std::isfinite(est) ? static_cast<uint64_t>(std::llround(est)) : in.keys;
+    distinct = std::min<uint64_t>(distinct, in.keys);
+  }
+  if (plan.n && !o.allow_overfill &&
+      static_cast<double>(distinct) > 1.2 * static_cast<double>(*plan.n)) {
+    throw Error(ErrorCode::kLimitExceeded,
+                fmt::format("{}: about {} distinct keys, more than 20% over -n {}; nothing written "
+                            "(raise -n, or pass --allow-overfill)",
+                            o.output, distinct, *plan.n));
+  }
+
+  FilterHeader h;
+  h.kind = FilterKind::kBloom;
+  h.variant = static_cast<uint32_t>(plan.variant);
+  h.hash_id = kHashXxh3_64;
+  h.seed = seed;
+  h.m = filter->bits();
+  h.k = filter->k();
+  h.lines_read = in.lines;
+  h.keys_added = in.keys;
+  h.empty_lines = in.empty_lines;
+  h.distinct_estimate = distinct;
+  h.created_unix = created;
+  h.tool_version = std::string("bloomtool ") + kToolVersion;
+  h.label = o.label;
+  h.input_options = "lines";
+  const uint64_t file_bytes =
+      write_filter_file(o.output, h, filter->words(), filter->words().size() * 8);
+
+  if (!o.quiet) {
+    const double n_model = static_cast<double>(distinct);
+    fmt::print(stderr,
+               "bloomtool: wrote {}: bloom ({})\n"
+               "  lines read      {}\n"
+               "  empty lines     {} (skipped)\n"
+               "  keys added      {}\n"
+               "  distinct keys   {} ({})\n"
+               "  m               {} bits ({})\n"
+               "  k               {}\n"
+               "  bits per key    {:.2f}\n"
+               "  model p         {:.6g} for {} distinct keys\n"
+               "  file size       {} ({} bytes)\n",
+               o.output == "-" ? "<stdout>" : o.output, bloom_variant_name(plan.variant), in.lines,
+               in.empty_lines, in.keys, distinct,
+               distinct_exact ? "exact" : "estimated from the fill", h.m, format_bytes(h.m / 8),
+               h.k, distinct ? m / n_model : 0.0, model_fpr(plan.variant, m, n_model, k), distinct,
+               format_bytes(file_bytes), file_bytes);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+Command register_build(CLI::App& root) {
+  auto o = std::make_shared<BuildOptions>();
+  CLI::App* app = root.add_subcommand("build", "Build a Bloom filter from keys (one per line)");
+  app->add_option(
+         "-n,--capacity", o->n,
+         "Expected distinct keys (e.g. 10M). Omit it to size the filter exactly from the input")
+      ->type_name("N");
+  app->add_option("-p,--fpr", o->p, "Target false-positive rate: 0.01, 1%, 1e-4 (default 1%)")
+      ->type_name("P");
+  app->add_option("-m,--bits", o->m, "Filter size: bits (8M) or bytes (1MiB, 64MiB)")
+      ->type_name("SIZE");
+  app->add_option("-k,--hashes", o->k, "Hash functions per key (default: optimal for the size)")
+      ->type_name("K");
+  app->add_option("-o,--output", o->output, "Output file, written atomically; '-' for stdout")
+      ->required()
+      ->type_name("OUT");
+  app->add_option("--variant", o->variant, "standard, or blocked (all k bits in one 64-byte block)")
+      ->type_name("VARIANT");
+  app->add_option("--label", o->label, "Free text stored in the file (shown by stats)")
+      ->type_name("TEXT");
+  app->add_option("--created", o->created,
+                  "Creation time to record (Unix seconds or 2024-01-31T12:00:00Z); default "
+                  "SOURCE_DATE_EPOCH, else now")
+      ->type_name("TIME");
+  app->add_flag("--allow-overfill", o->allow_overfill,
+                "Write the filter even when distinct keys exceed -n by more than 20%");
+  app->add_flag("-q,--quiet", o->quiet, "Print nothing but errors");
+  o->input.add_to(*app, "Key files ('-' or none: stdin); zstd-compressed files are recognised");
+  return {app, [o] { return run_build(*o); }};
+}
+
+}  // namespace bloomtool::cli

@@ -1,0 +1,74 @@
+// Pieces every subcommand shares: the command registry, input options, buffered stdout that
+// ends quietly on a closed pipe, and diagnostics on stderr.
+#pragma once
+
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bloomtool/key_reader.h"
+
+namespace bloomtool::cli {
+
+// Exit statuses (DESIGN.md section 3).
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitNegative = 1;
+inline constexpr int kExitError = 2;
+
+// A subcommand: its CLI11 app and the function that runs it once options are parsed.
+struct Command {
+  CLI::App* app = nullptr;
+  std::function<int()> run;
+};
+
+Command register_build(CLI::App& root);
+Command register_query(CLI::App& root);
+
+// Options for reading keys, shared by build, query and xor-build.
+struct InputArgs {
+  std::vector<std::string> inputs;
+  std::string max_key_bytes = std::to_string(kDefaultMaxKeyBytes);
+  void add_to(CLI::App& app, const char* inputs_help);
+  InputOptions options() const;
+};
+
+// Thrown by StdoutWriter when the reader of stdout has gone away (EPIPE); main() ends quietly.
+struct BrokenPipe {};
+
+// Buffered writes to standard output.
+class StdoutWriter {
+ public:
+  StdoutWriter();
+  ~StdoutWriter();
+  void write(std::string_view s);
+  void line(std::string_view s) {
+    write(s);
+    put('\n');
+  }
+  void put(char c) {
+    if (used_ == buf_.size()) flush();
+    buf_[used_++] = c;
+  }
+  void flush();
+
+ private:
+  std::vector<char> buf_;
+  size_t used_ = 0;
+};
+
+// Prints "bloomtool: <message>" on stderr.
+void warn(std::string_view message);
+
+// Creation time for new files: --created, else SOURCE_DATE_EPOCH, else now.
+int64_t creation_time(const std::string& created_option);
+
+// Fails early (kIOError naming the path) when `path` cannot be created: missing or unwritable
+// directory, or a directory in its place. "-" (stdout) always passes.
+void check_output_path(const std::string& path);
+
+}  // namespace bloomtool::cli

@@ -1,0 +1,82 @@
+// bloomtool's entry point: registers the subcommands, parses argv, runs the chosen command, and is
+// the one place where errors are caught and printed ("bloomtool: <message>", exit 2).
+#include <signal.h>
+
+#include <cstdio>
+#include <new>
+
+#include "bloomtool/atomic_file.h"
+#include "bloomtool/error.h"
+#include "bloomtool/version.h"
+#include "common.h"
+
+namespace {
+
+void on_fatal_signal(int sig) {
+  bloomtool::remove_pending_temp_file();
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+void install_signal_handlers() {
+  signal(SIGPIPE, SIG_IGN);  // a closed stdout becomes EPIPE, handled quietly
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) signal(sig, on_fatal_signal);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace bloomtool;
+  using namespace bloomtool::cli;
+  install_signal_handlers();
+
+  CLI::App app{
+      "bloomtool: build, query and check probabilistic membership filters (Bloom, xor, binary "
+      "fuse)"};
+  app.name("bloomtool");
+  app.set_version_flag("-V,--version", std::string("bloomtool ") + kToolVersion);
+  app.require_subcommand(1);
+  app.footer(
+      "Exit status: 0 success (query: something matched), 1 negative answer, 2 error.\n"
+      "Run 'bloomtool COMMAND --help' or 'man bloomtool-COMMAND' for a command's options.");
+
+  std::vector<Command> commands;
+  commands.push_back(register_build(app));
+  commands.push_back(register_query(app));
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::fputs(app.help().c_str(), stdout);
+    return kExitOk;
+  } catch (const CLI::CallForAllHelp&) {
+    std::fputs(app.help("", CLI::AppFormatMode::All).c_str(), stdout);
+    return kExitOk;
+  } catch (const CLI::CallForVersion& e) {
+    std::puts(e.what());
+    return kExitOk;
+  } catch (const CLI::ParseError& e) {
+    // Help for a subcommand arrives as CallForHelp raised inside it; print that subcommand's help.
+    warn(e.what());
+    std::fputs("Run 'bloomtool --help' or 'bloomtool COMMAND --help' for usage.\n", stderr);
+    return kExitError;
+  }
+
+  try {
+    for (const Command& c : commands) {
+      if (c.app->parsed()) return c.run();
+    }
+    return kExitError;
+  } catch (const BrokenPipe&) {
+    return kExitOk;  // the reader of stdout went away (| head): end quietly
+  } catch (const Error& e) {
+    warn(e.what());
+    return kExitError;
+  } catch (const std::bad_alloc&) {
+    warn("out of memory");
+    return kExitError;
+  } catch (const std::exception& e) {
+    warn(e.what());
+    return kExitError;
+  }
+}

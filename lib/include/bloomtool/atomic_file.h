@@ -1,0 +1,43 @@
+// Atomic publication of an output file: write to a temporary file in the target directory, fsync,
+// rename over the target, fsync the directory. Until commit() the target is untouched; if the
+// object is destroyed without commit() (error, exception) the temporary file is removed.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+namespace bloomtool {
+
+class AtomicFile {
+ public:
+  // Creates the temporary file next to `path`. Throws kIOError naming the path.
+  explicit AtomicFile(std::string path);
+  ~AtomicFile();
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+
+  void write(std::span<const uint8_t> bytes);
+  void pwrite(std::span<const uint8_t> bytes, uint64_t offset);
+  // fsync, rename, fsync directory; afterwards removes stale temporary files of dead writers.
+  void commit();
+  const std::string& temp_path() const noexcept { return temp_path_; }
+
+ private:
+  std::string path_;
+  std::string temp_path_;
+  int fd_ = -1;
+  bool committed_ = false;
+};
+
+// Writes all bytes to a file descriptor, retrying on EINTR and short writes. Throws kIOError
+// naming `what` (EPIPE included).
+void write_all(int fd, std::span<const uint8_t> bytes, const std::string& what);
+
+}  // namespace bloomtool
+
+namespace bloomtool {
+// Unlinks the temporary file of the AtomicFile being written, if any. Async-signal-safe: meant
+// for SIGINT/SIGTERM handlers.
+void remove_pending_temp_file() noexcept;
+}  // namespace bloomtool

@@ -1,0 +1,101 @@
+// The versioned filter file (format 1.x, specified byte by byte in docs/FORMAT.md): a
+// little-endian header protected by its own checksum, followed by a zstd-compressed payload
+// protected by a second checksum. Readers check every size against the file length and sane
+// limits before allocating; writers publish atomically (see atomic_file.h).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "bloomtool/word_buffer.h"
+
+namespace bloomtool {
+
+inline constexpr uint16_t kFormatMajor = 1;
+inline constexpr uint16_t kFormatMinor = 0;
+inline constexpr size_t kFixedHeaderBytes = 128;
+inline constexpr size_t kMaxHeaderBytes = 64 * 1024;
+
+enum class FilterKind : uint32_t { kBloom = 1, kXor = 2, kBinaryFuse = 3 };
+const char* filter_kind_name(FilterKind kind) noexcept;
+
+enum class PayloadCodec : uint32_t { kNone = 0, kZstd = 1 };
+
+// Optional and required fields after the fixed header, each a tag-length-value record.
+enum class FieldTag : uint16_t {
+  kToolVersion = 1,    // UTF-8 text
+  kLabel = 2,          // UTF-8 text from --label
+  kNormalisation = 3,  // text: comma-separated normalisation steps applied to keys
+  kInputOptions = 4,   // text: input format options the keys were read with
+  kKindParams = 5,     // u64 list: kind-specific parameters (see docs/FORMAT.md)
+  kEmptyLines = 6,     // u64: empty lines skipped at build time
+};
+
+struct FilterHeader {
+  uint16_t major = kFormatMajor;
+  uint16_t minor = kFormatMinor;
+  uint64_t required_features = 0;  // bit set: a reader that does not know it must refuse
+  FilterKind kind = FilterKind::kBloom;
+  uint32_t variant = 0;  // Bloom: BloomVariant; xor/fuse: 0
+  uint32_t hash_id = 0;
+  uint64_t seed = 0;
+  uint64_t m = 0;  // Bloom: bits; xor/fuse: fingerprint slots
+  uint32_t k = 0;  // Bloom: hash count; xor/fuse: fingerprint bits
+  uint64_t lines_read = 0;
+  uint64_t keys_added = 0;
+  uint64_t distinct_estimate = 0;
+  int64_t created_unix = 0;  // seconds since 1970-01-01 UTC
+  uint64_t payload_raw_bytes = 0;
+  uint64_t payload_stored_bytes = 0;
+  PayloadCodec codec = PayloadCodec::kZstd;
+  uint64_t payload_checksum = 0;
+
+  std::string tool_version;
+  std::string label;
+  std::string normalisation;
+  std::string input_options;
+  std::vector<uint64_t> kind_params;
+  uint64_t empty_lines = 0;
+
+  uint64_t header_bytes = 0;  // filled in by the reader and writer
+};
+
+// A filter file read whole: header and the decompressed payload as little-endian words
+// (converted to host order).
+struct FilterFileContents {
+  FilterHeader header;
+  WordBuffer payload;
+  uint64_t file_bytes = 0;
+};
+
+// Reads and checks the header only (magic, version, header checksum, declared sizes against the
+// file length). `path` names the file in error messages.
+FilterHeader read_filter_header(const std::string& path);
+
+// Reads the whole file and verifies both checksums. Throws kCorrupt, kUnsupported, kIOError or
+// kLimitExceeded with a message naming the path.
+FilterFileContents read_filter_file(const std::string& path);
+
+// Parses a header from bytes (used by the readers and the fuzz targets). `file_bytes` is the
+// length of the whole file.
+FilterHeader parse_filter_header(std::span<const uint8_t> bytes, uint64_t file_bytes,
+                                 const std::string& path);
+
+// Parses a complete file image held in memory (for tests and fuzzing).
+FilterFileContents parse_filter_file(std::span<const uint8_t> bytes, const std::string& path);
+
+// Serialises header and payload into `out` with the payload zstd-compressed; fills in the
+// payload sizes and checksum. payload holds raw_bytes bytes of little-endian data.
+std::vector<uint8_t> encode_filter_file(FilterHeader& header, std::span<const uint64_t> words,
+                                        uint64_t raw_bytes);
+
+// Writes the file to `path` atomically, or to standard output when path is "-".
+// Returns the number of bytes written.
+uint64_t write_filter_file(const std::string& path, FilterHeader& header,
+                           std::span<const uint64_t> words, uint64_t raw_bytes);
+
+}  // namespace bloomtool

@@ -1,0 +1,49 @@
+// Closed-form models of false-positive rate and size (DESIGN.md section 5). Every figure that
+// `build`, `stats` and `size` print comes from here, so the tool reports one model per variant.
+#pragma once
+
+#include <cstdint>
+
+namespace bloomtool::model {
+
+// Standard Bloom: p = (1 - e^(-k n / m))^k.
+double bloom_fpr(double m_bits, double n, double k);
+// Optimal bits for n keys at rate p: m = -n ln p / (ln 2)^2 (not rounded).
+double bloom_optimal_bits(double n, double p);
+// Optimal hash count for m bits and n keys: round((m/n) ln 2), at least 1 and at most kMaxK.
+uint32_t bloom_optimal_k(double m_bits, double n);
+// Rate implied by the fill: (X/m)^k.
+double bloom_fill_fpr(double set_bits, double m_bits, double k);
+// Distinct keys implied by the fill: -(m/k) ln(1 - X/m). Infinity when every bit is set.
+double bloom_fill_distinct(double set_bits, double m_bits, double k);
+
+// Information-theoretic lower bound for any filter: n log2(1/p) bits.
+double lower_bound_bits(double n, double p);
+
+inline constexpr uint32_t kMaxK = 64;
+inline constexpr uint64_t kMaxBits = uint64_t{1} << 40;  // 128 GiB of bits: the sane limit
+
+}  // namespace bloomtool::model
+
+namespace bloomtool::model {
+
+inline constexpr uint64_t kBlockBits = 512;
+
+// Blocked Bloom with B = 512-bit blocks: p = sum_i Poisson(i; nB/m) (1 - (1 - 1/B)^(ik))^k.
+double blocked_fpr(double m_bits, double n, double k);
+
+struct BloomSize {
+  uint64_t m_bits;
+  uint32_t k;
+};
+// Smallest standard filter for n keys at rate p (m rounded up to whole bits, k = optimal).
+BloomSize standard_size(uint64_t n, double p);
+// Smallest standard filter for n keys at rate p with a fixed k: m = -kn / ln(1 - p^(1/k)).
+uint64_t standard_bits_for_k(uint64_t n, double p, uint32_t k);
+// Smallest blocked filter (m a multiple of 512) and its best k for n keys at rate p, by the
+// blocked model. k_fixed != 0 restricts the search to that k.
+BloomSize blocked_size(uint64_t n, double p, uint32_t k_fixed = 0);
+// The hash count that minimises the blocked model's p for m bits and n keys.
+uint32_t blocked_optimal_k(double m_bits, double n);
+
+}  // namespace bloomtool::model

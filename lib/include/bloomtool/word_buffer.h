@@ -1,0 +1,35 @@
+// A zero-initialised, 64-byte-aligned array of 64-bit words. Large arrays come from mmap with
+// MADV_HUGEPAGE so random bit probes miss the TLB less often.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+namespace bloomtool {
+
+class WordBuffer {
+ public:
+  WordBuffer() = default;
+  // Allocates `count` zeroed words; throws kLimitExceeded if the memory cannot be had.
+  explicit WordBuffer(size_t count);
+  WordBuffer(WordBuffer&& other) noexcept;
+  WordBuffer& operator=(WordBuffer&& other) noexcept;
+  WordBuffer(const WordBuffer&) = delete;
+  WordBuffer& operator=(const WordBuffer&) = delete;
+  ~WordBuffer();
+
+  uint64_t* data() noexcept { return data_; }
+  const uint64_t* data() const noexcept { return data_; }
+  size_t size() const noexcept { return count_; }
+  std::span<uint64_t> span() noexcept { return {data_, count_}; }
+  std::span<const uint64_t> span() const noexcept { return {data_, count_}; }
+
+ private:
+  void release() noexcept;
+  uint64_t* data_ = nullptr;
+  size_t count_ = 0;
+  size_t mapped_bytes_ = 0;  // non-zero when the memory came from mmap
+};
+
+}  // namespace bloomtool

@@ -1,0 +1,149 @@
+// Atomic publication: temp file ".<name>.tmp.<pid>.<random>" in the target's directory, fsync,
+// rename, fsync of the directory. A process killed part-way leaves only its temp file behind;
+// the next successful commit to the same target removes temp files whose writer is gone.
+// The name of the live temp file is kept in a fixed buffer so a signal handler can unlink it.
+#include "bloomtool/atomic_file.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string_view>
+
+#include "bloomtool/error.h"
+
+namespace bloomtool {
+
+namespace {
+
+char g_pending_temp[PATH_MAX + 1];  // read by remove_pending_temp_file() from signal handlers
+
+std::string dir_of(const std::string& path) {
+  const auto slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+std::string base_of(const std::string& path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string temp_prefix(const std::string& path) {
+  return "." + base_of(path) + ".tmp.";
+}
+
+void fsync_dir(const std::string& dir) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) throw_io_error(dir, errno);
+  if (::fsync(fd) != 0 && errno != EINVAL) {
+    const int e = errno;
+    ::close(fd);
+    throw_io_error(dir, e);
+  }
+  ::close(fd);
+}
+
+// Removes ".<name>.tmp.<pid>.*" files in dir whose pid no longer runs.
+void remove_stale_temps(const std::string& path) {
+  const std::string dir = dir_of(path);
+  const std::string prefix = temp_prefix(path);
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return;
+  while (const dirent* e = ::readdir(d)) {
+    const std::string_view name(e->d_name);
+    if (name.substr(0, prefix.size()) != prefix) continue;
+    const std::string rest(name.substr(prefix.size()));
+    char* stop = nullptr;
+    const long pid = std::strtol(rest.c_str(), &stop, 10);
+    if (stop == rest.c_str() || *stop != '.' || pid <= 0) continue;
+    if (pid == ::getpid()) continue;
+    if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+    ::unlink((dir + "/" + std::string(name)).c_str());
+  }
+  ::closedir(d);
+}
+
+}  // namespace
+
+void remove_pending_temp_file() noexcept {
+  if (g_pending_temp[0] != '\0') ::unlink(g_pending_temp);
+}
+
+void write_all(int fd, std::span<const uint8_t> bytes, const std::string& what) {
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t w = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      throw_io_error(what, errno);
+    }
+    done += static_cast<size_t>(w);
+  }
+}
+
+AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
+  if (path_.empty() || path_.back() == '/') {
+    throw Error(ErrorCode::kInvalidArgument, "'" + path_ + "': output path names a directory");
+  }
+  struct stat st;
+  if (::stat(path_.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) throw_io_error(path_, EISDIR);
+  std::random_device rd;
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    temp_path_ = dir_of(path_) + "/" + temp_prefix(path_) + std::to_string(::getpid()) + "." +
+                 std::to_string(rd() % 1000000);
+    fd_ = ::open(temp_path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd_ >= 0 || errno != EEXIST) break;
+  }
+  if (fd_ < 0) throw_io_error(path_, errno);
+  if (temp_path_.size() <= PATH_MAX) {
+    std::memcpy(g_pending_temp, temp_path_.c_str(), temp_path_.size() + 1);
+  }
+}
+
+AtomicFile::~AtomicFile() {
+  if (fd_ >= 0) ::close(fd_);
+  if (!committed_) ::unlink(temp_path_.c_str());
+  g_pending_temp[0] = '\0';
+}
+
+void AtomicFile::write(std::span<const uint8_t> bytes) {
+  write_all(fd_, bytes, path_);
+}
+
+void AtomicFile::pwrite(std::span<const uint8_t> bytes, uint64_t offset) {
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t w =
+        ::pwrite(fd_, bytes.data() + done, bytes.size() - done, static_cast<off_t>(offset + done));
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      throw_io_error(path_, errno);
+    }
+    done += static_cast<size_t>(w);
+  }
+}
+
+void AtomicFile::commit() {
+  if (::fsync(fd_) != 0) throw_io_error(path_, errno);
+  if (::close(fd_) != 0) {
+    fd_ = -1;
+    throw_io_error(path_, errno);
+  }
+  fd_ = -1;
+  if (::rename(temp_path_.c_str(), path_.c_str()) != 0) throw_io_error(path_, errno);
+  committed_ = true;
+  g_pending_temp[0] = '\0';
+  fsync_dir(dir_of(path_));
+  remove_stale_temps(path_);
+}
+
+}  // namespace bloomtool

@@ -1,0 +1,185 @@
+// Standard and blocked Bloom filters over a 64-bit key hash.
+//
+// Standard: position i of a key is reduce64(a_i, m) with a_0 = h, b_0 = mix64(h) | 1 and the
+// enhanced double-hashing steps a_{i+1} = a_i + b_i, b_{i+1} = b_i + i (Dillinger & Manolios
+// 2004; Kirsch & Mitzenmacher 2006). Blocked: the key picks one 512-bit block with reduce64(h,
+// blocks) and sets k bits inside it, each taken as 9 bits of a splitmix64 stream seeded by h.
+// Batched calls hash-prefetch a group of keys before touching any of their bits, so the memory
+// latency of the group overlaps instead of adding up.
+#include "bloomtool/bloom.h"
+
+#include <bit>
+#include <cstring>
+#include <string>
+
+#include "bloomtool/error.h"
+#include "bloomtool/hash.h"
+#include "bloomtool/model.h"
+
+namespace bloomtool {
+
+namespace {
+
+constexpr uint64_t kBlockBits = 512;
+constexpr size_t kGroup = 16;  // keys whose memory accesses are overlapped
+
+template <typename Fn>
+inline void for_each_standard_position(uint64_t h, uint32_t k, uint64_t m, Fn&& fn) {
+  uint64_t a = h;
+  uint64_t b = mix64(h) | 1;
+  for (uint32_t i = 0; i < k; ++i) {
+    fn(reduce64(a, m));
+    a += b;
+    b += i;
+  }
+}
+
+template <typename Fn>
+inline void for_each_block_bit(uint64_t h, uint32_t k, Fn&& fn) {
+  uint64_t state = h ^ 0x5851F42D4C957F2Dull;
+  uint64_t x = mix64(state);
+  uint32_t left = 7;  // 9-bit fields remaining in x
+  for (uint32_t i = 0; i < k; ++i) {
+    if (left == 0) {
+      state += 0x9E3779B97F4A7C15ull;  // splitmix64 step: a fresh 64-bit word per 7 fields
+      x = mix64(state);
+      left = 7;
+    }
+    fn(static_cast<uint32_t>(x & 511));
+    x >>= 9;
+    --left;
+  }
+}
+
+inline void prefetch(const void* p) {
+  __builtin_prefetch(p, 1, 0);
+}
+
+}  // namespace
+
+const char* bloom_variant_name(BloomVariant v) noexcept {
+  return v == BloomVariant::kBlocked512 ? "blocked" : "standard";
+}
+
+BloomVariant parse_bloom_variant(const char* name) {
+  const std::string s(name);
+  if (s == "standard") return BloomVariant::kStandard;
+  if (s == "blocked") return BloomVariant::kBlocked512;
+  throw Error(ErrorCode::kInvalidArgument,
+              "--variant: unknown variant '" + s + "' (expected standard or blocked)");
+}
+
+uint64_t BloomFilter::effective_bits(uint64_t m_bits, BloomVariant variant) noexcept {
+  if (variant == BloomVariant::kBlocked512)
+    return (m_bits + kBlockBits - 1) / kBlockBits * kBlockBits;
+  return m_bits;
+}
+
+static void check_params(uint64_t m_bits, uint32_t k) {
+  if (m_bits == 0 || m_bits > model::kMaxBits) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "filter size " + std::to_string(m_bits) + " bits is out of range (1 to 2^40)");
+  }
+  if (k == 0 || k > model::kMaxK) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "hash count k=" + std::to_string(k) + " is out of range (1 to 64)");
+  }
+}
+
+BloomFilter::BloomFilter(uint64_t m_bits, uint32_t k, BloomVariant variant)
+    : m_(effective_bits(m_bits, variant)), k_(k), variant_(variant) {
+  check_params(m_bits, k);
+  words_ = WordBuffer(word_count(m_));
+}
+
+BloomFilter::BloomFilter(uint64_t m_bits, uint32_t k, BloomVariant variant, WordBuffer words)
+    : m_(m_bits), k_(k), variant_(variant), words_(std::move(words)) {
+  check_params(m_bits, k);
+  if (effective_bits(m_bits, variant) != m_bits || words_.size() != word_count(m_bits)) {
+    throw Error(ErrorCode::kCorrupt, "bit array size does not match m=" + std::to_string(m_bits));
+  }
+}
+
+void BloomFilter::add(uint64_t h) noexcept {
+  add_batch({&h, 1});
+}
+
+bool BloomFilter::contains_hash(uint64_t h) const noexcept {
+  uint8_t out;
+  contains_batch({&h, 1}, &out);
+  return out != 0;
+}
+
+void BloomFilter::add_batch(std::span<const uint64_t> hashes) noexcept {
+  uint64_t* w = words_.data();
+  const uint64_t m = m_;
+  const uint32_t k = k_;
+  for (size_t start = 0; start < hashes.size(); start += kGroup) {
+    const size_t end = std::min(hashes.size(), start + kGroup);
+    if (variant_ == BloomVariant::kStandard) {
+      for (size_t j = start; j < end; ++j) {
+        for_each_standard_position(hashes[j], k, m, [&](uint64_t pos) { prefetch(&w[pos >> 6]); });
+      }
+      for (size_t j = start; j < end; ++j) {
+        for_each_standard_position(hashes[j], k, m,
+                                   [&](uint64_t pos) { w[pos >> 6] |= uint64_t{1} << (pos & 63); });
+      }
+    } else {
+      const uint64_t blocks = m / kBlockBits;
+      uint64_t* block_of[kGroup];
+      for (size_t j = start; j < end; ++j) {
+        block_of[j - start] = w + reduce64(hashes[j], blocks) * 8;
+        prefetch(block_of[j - start]);
+      }
+      for (size_t j = start; j < end; ++j) {
+        uint64_t* b = block_of[j - start];
+        for_each_block_bit(hashes[j], k,
+                           [&](uint32_t bit) { b[bit >> 6] |= uint64_t{1} << (bit & 63); });
+      }
+    }
+  }
+}
+
+void BloomFilter::contains_batch(std::span<const uint64_t> hashes, uint8_t* out) const noexcept {
+  const uint64_t* w = words_.data();
+  const uint64_t m = m_;
+  const uint32_t k = k_;
+  for (size_t start = 0; start < hashes.size(); start += kGroup) {
+    const size_t end = std::min(hashes.size(), start + kGroup);
+    if (variant_ == BloomVariant::kStandard) {
+      for (size_t j = start; j < end; ++j) {
+        for_each_standard_position(hashes[j], k, m, [&](uint64_t pos) { prefetch(&w[pos >> 6]); });
+      }
+      for (size_t j = start; j < end; ++j) {
+        uint64_t all = 1;
+        for_each_standard_position(hashes[j], k, m,
+                                   [&](uint64_t pos) { all &= w[pos >> 6] >> (pos & 63); });
+        out[j] = static_cast<uint8_t>(all & 1);
+      }
+    } else {
+      const uint64_t blocks = m / kBlockBits;
+      const uint64_t* block_of[kGroup];
+      for (size_t j = start; j < end; ++j) {
+        block_of[j - start] = w + reduce64(hashes[j], blocks) * 8;
+        prefetch(block_of[j - start]);
+      }
+      for (size_t j = start; j < end; ++j) {
+        const uint64_t* b = block_of[j - start];
+        uint64_t mask[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        for_each_block_bit(hashes[j], k,
+                           [&](uint32_t bit) { mask[bit >> 6] |= uint64_t{1} << (bit & 63); });
+        bool all = true;
+        for (int q = 0; q < 8; ++q) all &= (b[q] & mask[q]) == mask[q];
+        out[j] = all ? 1 : 0;
+      }
+    }
+  }
+}
+
+uint64_t BloomFilter::set_bit_count() const noexcept {
+  uint64_t count = 0;
+  for (uint64_t word : words_.span()) count += static_cast<uint64_t>(std::popcount(word));
+  return count;
+}
+
+}  // namespace bloomtool

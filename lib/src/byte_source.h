@@ -1,0 +1,26 @@
+// Byte streams under KeyReader: a file descriptor (a path or standard input) and a zstd
+// decompressor stacked on top of one when the input starts with the zstd frame magic.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace bloomtool {
+
+class ByteSource {
+ public:
+  virtual ~ByteSource() = default;
+  // Reads up to cap bytes; returns 0 only at the end of the stream. Throws on errors.
+  virtual size_t read(char* dst, size_t cap) = 0;
+  // Bytes consumed from the underlying file so far (compressed bytes for zstd inputs).
+  virtual uint64_t raw_bytes_read() const noexcept = 0;
+};
+
+// Opens `path` ("-" for standard input) and returns a source that yields its decompressed
+// content. `name` is how the input is named in error messages.
+std::unique_ptr<ByteSource> open_byte_source(const std::string& path, const std::string& name);
+
+}  // namespace bloomtool

@@ -1,0 +1,472 @@
+// Reader and writer of filter file format 1.x (docs/FORMAT.md). The reader trusts nothing: it
+// checks magic, header length and header checksum before reading any field, every declared size
+// against the file length and sane limits before allocating, and the payload checksum before
+// decompressing. The writer streams the zstd payload into an AtomicFile and patches the header in
+// place, so memory stays near the size of one filter.
+#include "bloomtool/filter_file.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <xxhash.h>
+#include <zstd.h>
+
+#include <bit>
+#include <cerrno>
+#include <cstring>
+#include <memory>
+
+#include "bloomtool/atomic_file.h"
+#include "bloomtool/error.h"
+#include "bloomtool/model.h"
+#include "byte_order.h"
+
+namespace bloomtool {
+
+namespace {
+
+constexpr uint8_t kMagic[8] = {0x89, 'B', 'L', 'M', '\r', '\n', 0x1A, '\n'};
+constexpr size_t kChecksumBytes = 8;
+constexpr size_t kMinHeaderBytes = kFixedHeaderBytes + kChecksumBytes;
+constexpr size_t kFieldHeaderBytes = 8;
+constexpr uint16_t kFieldRequired = 1;
+constexpr uint64_t kKnownFeatures = 0;  // no required features are defined in format 1.0
+constexpr size_t kMaxKindParams = 64;
+
+[[noreturn]] void corrupt(const std::string& path, const std::string& why) {
+  throw Error(ErrorCode::kCorrupt, path + ": corrupt: " + why);
+}
+
+[[noreturn]] void truncated(const std::string& path, uint64_t have, uint64_t need) {
+  throw Error(ErrorCode::kCorrupt, path + ": truncated: file has " + std::to_string(have) +
+                                       " bytes, its header declares " + std::to_string(need));
+}
+
+void put_field(std::vector<uint8_t>& out, FieldTag tag, const void* data, size_t len) {
+  const size_t at = out.size();
+  out.resize(at + kFieldHeaderBytes + len);
+  le::store<uint16_t>(&out[at], static_cast<uint16_t>(tag));
+  le::store<uint16_t>(&out[at + 2], 0);
+  le::store<uint32_t>(&out[at + 4], static_cast<uint32_t>(len));
+  if (len != 0) std::memcpy(&out[at + kFieldHeaderBytes], data, len);
+}
+
+void put_text(std::vector<uint8_t>& out, FieldTag tag, const std::string& s) {
+  if (!s.empty()) put_field(out, tag, s.data(), s.size());
+}
+
+std::vector<uint8_t> serialize_header(FilterHeader& h) {
+  std::vector<uint8_t> tlv;
+  put_text(tlv, FieldTag::kToolVersion, h.tool_version);
+  put_text(tlv, FieldTag::kLabel, h.label);
+  put_text(tlv, FieldTag::kNormalisation, h.normalisation);
+  put_text(tlv, FieldTag::kInputOptions, h.input_options);
+  if (!h.kind_params.empty()) {
+    std::vector<uint8_t> v(h.kind_params.size() * 8);
+    for (size_t i = 0; i < h.kind_params.size(); ++i)
+      le::store<uint64_t>(&v[i * 8], h.kind_params[i]);
+    put_field(tlv, FieldTag::kKindParams, v.data(), v.size());
+  }
+  {
+    uint8_t v[8];
+    le::store<uint64_t>(v, h.empty_lines);
+    put_field(tlv, FieldTag::kEmptyLines, v, 8);
+  }
+  const size_t total = kFixedHeaderBytes + tlv.size() + kChecksumBytes;
+  if (total > kMaxHeaderBytes) {
+    throw Error(ErrorCode::kInvalidArgument, "header fields too long (label or options)");
+  }
+  h.header_bytes = total;
+  std::vector<uint8_t> out(total, 0);
+  uint8_t* p = out.data();
+  std::memcpy(p, kMagic, 8);
+  le::store<uint16_t>(p + 8, h.major);
+  le::store<uint16_t>(p + 10, h.minor);
+  le::store<uint32_t>(p + 12, static_cast<uint32_t>(total));
+  le::store<uint64_t>(p + 16, h.required_features);
+  le::store<uint32_t>(p + 24, static_cast<uint32_t>(h.kind));
+  le::store<uint32_t>(p + 28, h.variant);
+  le::store<uint32_t>(p + 32, h.hash_id);
+  le::store<uint32_t>(p + 36, h.k);
+  le::store<uint64_t>(p + 40, h.seed);
+  le::store<uint64_t>(p + 48, h.m);
+  le::store<uint64_t>(p + 56, h.lines_read);
+  le::store<uint64_t>(p + 64, h.keys_added);
+  le::store<uint64_t>(p + 72, h.distinct_estimate);
+  le::store<uint64_t>(p + 80, static_cast<uint64_t>(h.created_unix));
+  le::store<uint64_t>(p + 88, h.payload_raw_bytes);
+  le::store<uint64_t>(p + 96, h.payload_stored_bytes);
+  le::store<uint32_t>(p + 104, static_cast<uint32_t>(h.codec));
+  le::store<uint64_t>(p + 112, h.payload_checksum);
+  if (!tlv.empty()) std::memcpy(p + kFixedHeaderBytes, tlv.data(), tlv.size());
+  le::store<uint64_t>(p + total - kChecksumBytes, XXH3_64bits(p, total - kChecksumBytes));
+  return out;
+}
+
+// Streams `raw_bytes` bytes of little-endian words through zstd into `sink`.
+template <typename Sink>
+void compress_payload(std::span<const uint64_t> words, uint64_t raw_bytes, Sink&& sink) {
+  std::unique_ptr<ZSTD_CCtx, size_t (*)(ZSTD_CCtx*)> cctx(ZSTD_createCCtx(), ZSTD_freeCCtx);
+  if (!cctx) throw Error(ErrorCode::kLimitExceeded, "cannot create a zstd context");
+  ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, 3);
+  ZSTD_CCtx_setPledgedSrcSize(cctx.get(), raw_bytes);
+  std::vector<uint8_t> out(ZSTD_CStreamOutSize());
+  constexpr size_t kChunk = 1u << 20;
+  std::vector<uint8_t> le_chunk;
+  const auto* bytes = reinterpret_cast<const uint8_t*>(words.data());
+  uint64_t done = 0;
+  do {
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(kChunk, raw_bytes - done));
+    const uint8_t* src = bytes + done;
+    if constexpr (std::endian::native == std::endian::big) {
+      le_chunk.resize(n);
+      for (size_t i = 0; i < n; i += 8) le::store<uint64_t>(&le_chunk[i], words[(done + i) / 8]);
+      src = le_chunk.data();
+    }
+    done += n;
+    const ZSTD_EndDirective mode = done == raw_bytes ? ZSTD_e_end : ZSTD_e_continue;
+    ZSTD_inBuffer in{src, n, 0};
+    bool finished = false;
+    while (!finished) {
+      ZSTD_outBuffer ob{out.data(), out.size(), 0};
+      const size_t rc = ZSTD_compressStream2(cctx.get(), &ob, &in, mode);
+      if (ZSTD_isError(rc)) {
+        throw Error(ErrorCode::kIOError,
+                    std::string("zstd compression failed: ") + ZSTD_getErrorName(rc));
+      }
+      if (ob.pos != 0) sink(std::span<const uint8_t>(out.data(), ob.pos));
+      finished = mode == ZSTD_e_end ? rc == 0 : in.pos == in.size;
+    }
+  } while (done < raw_bytes);
+}
+
+void check_payload_shape(const FilterHeader& h) {
+  if (h.payload_raw_bytes % 8 != 0 || h.payload_raw_bytes == 0) {
+    throw Error(ErrorCode::kInvalidArgument, "payload must be a non-empty multiple of 8 bytes");
+  }
+}
+
+class MappedFile {
+ public:
+  MappedFile(const std::string& path) {
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) throw_io_error(path, errno);
+    struct stat st;
+    if (fstat(fd_, &st) != 0) throw_io_error(path, errno);
+    if (S_ISDIR(st.st_mode)) throw_io_error(path, EISDIR);
+    if (S_ISREG(st.st_mode)) {
+      size_ = static_cast<uint64_t>(st.st_size);
+      if (size_ != 0) {
+        void* p = mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd_, 0);
+        if (p == MAP_FAILED) throw_io_error(path, errno);
+        map_ = static_cast<const uint8_t*>(p);
+        madvise(p, size_, MADV_SEQUENTIAL);
+      }
+    } else {
+      // A pipe or device: read it whole, bounded by the largest file a reader accepts.
+      const uint64_t limit = model::kMaxBits / 8 + kMaxHeaderBytes + (1u << 20);
+      uint8_t chunk[1 << 16];
+      for (;;) {
+        const ssize_t r = ::read(fd_, chunk, sizeof chunk);
+        if (r < 0) {
+          if (errno == EINTR) continue;
+          throw_io_error(path, errno);
+        }
+        if (r == 0) break;
+        if (copy_.size() + static_cast<size_t>(r) > limit) {
+          throw Error(ErrorCode::kLimitExceeded,
+                      path + ": input larger than any valid filter file");
+        }
+        copy_.insert(copy_.end(), chunk, chunk + r);
+      }
+      size_ = copy_.size();
+      map_ = copy_.data();
+    }
+  }
+  ~MappedFile() {
+    if (map_ != nullptr && copy_.empty() && size_ != 0) munmap(const_cast<uint8_t*>(map_), size_);
+    if (fd_ >= 0) ::close(fd_);
+  }
+  std::span<const uint8_t> bytes() const { return {map_, static_cast<size_t>(size_)}; }
+
+ private:
+  int fd_ = -1;
+  const uint8_t* map_ = nullptr;
+  uint64_t size_ = 0;
+  std::vector<uint8_t> copy_;
+};
+
+uint64_t physical_memory_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return UINT64_MAX;
+  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page);
+}
+
+}  // namespace
+
+const char* filter_kind_name(FilterKind kind) noexcept {
+  switch (kind) {
+    case FilterKind::kBloom:
+      return "bloom";
+    case FilterKind::kXor:
+      return "xor";
+    case FilterKind::kBinaryFuse:
+      return "binary-fuse";
+  }
+  return "unknown";
+}
+
+FilterHeader parse_filter_header(std::span<const uint8_t> bytes, uint64_t file_bytes,
+                                 const std::string& path) {
+  const uint8_t* p = bytes.data();
+  const size_t have = bytes.size();
+  if (have < 16) {
+    if (have == 0 || std::memcmp(p, kMagic, std::min<size_t>(have, 8)) != 0) {
+      throw Error(ErrorCode::kCorrupt, path + ": not a bloomtool filter file (bad magic)");
+    }
+    truncated(path, file_bytes, kMinHeaderBytes);
+  }
+  if (std::memcmp(p, kMagic, 8) != 0) {
+    throw Error(ErrorCode::kCorrupt, path + ": not a bloomtool filter file (bad magic)");
+  }
+  const uint32_t header_bytes = le::load<uint32_t>(p + 12);
+  if (header_bytes < kMinHeaderBytes || header_bytes > kMaxHeaderBytes) {
+    corrupt(path, "header length " + std::to_string(header_bytes) + " is out of range");
+  }
+  if (have < header_bytes) truncated(path, file_bytes, header_bytes);
+  const uint64_t stored_sum = le::load<uint64_t>(p + header_bytes - kChecksumBytes);
+  if (XXH3_64bits(p, header_bytes - kChecksumBytes) != stored_sum)
+    corrupt(path, "header checksum mismatch");
+
+  FilterHeader h;
+  h.header_bytes = header_bytes;
+  h.major = le::load<uint16_t>(p + 8);
+  h.minor = le::load<uint16_t>(p + 10);
+  if (h.major != kFormatMajor) {
+    throw Error(ErrorCode::kUnsupported,
+                path + ": unsupported: file format version " + std::to_string(h.major) + "." +
+                    std::to_string(h.minor) + ", this bloomtool reads version " +
+                    std::to_string(kFormatMajor) + ".x");
+  }
+  h.required_features = le::load<uint64_t>(p + 16);
+  if ((h.required_features & ~kKnownFeatures) != 0) {
+    throw Error(ErrorCode::kUnsupported,
+                path + ": unsupported: required feature bits 0x" +
+                    fmt::format("{:x}", h.required_features & ~kKnownFeatures) + " (file version " +
+                    std::to_string(h.major) + "." + std::to_string(h.minor) +
+                    ", this bloomtool writes " + std::to_string(kFormatMajor) + "." +
+                    std::to_string(kFormatMinor) + ")");
+  }
+  const uint32_t kind = le::load<uint32_t>(p + 24);
+  if (kind < 1 || kind > 3) {
+    throw Error(ErrorCode::kUnsupported,
+                path + ": unsupported: filter kind " + std::to_string(kind));
+  }
+  h.kind = static_cast<FilterKind>(kind);
+  h.variant = le::load<uint32_t>(p + 28);
+  h.hash_id = le::load<uint32_t>(p + 32);
+  h.k = le::load<uint32_t>(p + 36);
+  h.seed = le::load<uint64_t>(p + 40);
+  h.m = le::load<uint64_t>(p + 48);
+  h.lines_read = le::load<uint64_t>(p + 56);
+  h.keys_added = le::load<uint64_t>(p + 64);
+  h.distinct_estimate = le::load<uint64_t>(p + 72);
+  h.created_unix = static_cast<int64_t>(le::load<uint64_t>(p + 80));
+  h.payload_raw_bytes = le::load<uint64_t>(p + 88);
+  h.payload_stored_bytes = le::load<uint64_t>(p + 96);
+  const uint32_t codec = le::load<uint32_t>(p + 104);
+  if (codec > 1) {
+    throw Error(ErrorCode::kUnsupported,
+                path + ": unsupported: payload codec " + std::to_string(codec));
+  }
+  h.codec = static_cast<PayloadCodec>(codec);
+  h.payload_checksum = le::load<uint64_t>(p + 112);
+
+  // Tag-length-value fields between the fixed header and the checksum.
+  size_t at = kFixedHeaderBytes;
+  const size_t end = header_bytes - kChecksumBytes;
+  while (at < end) {
+    if (end - at < kFieldHeaderBytes)
+      corrupt(path, "header field at byte " + std::to_string(at) + " is cut short");
+    const uint16_t tag = le::load<uint16_t>(p + at);
+    const uint16_t flags = le::load<uint16_t>(p + at + 2);
+    const uint32_t len = le::load<uint32_t>(p + at + 4);
+    at += kFieldHeaderBytes;
+    if (len > end - at)
+      corrupt(path, "header field " + std::to_string(tag) + " runs past the header");
+    const auto* v = reinterpret_cast<const char*>(p + at);
+    switch (static_cast<FieldTag>(tag)) {
+      case FieldTag::kToolVersion:
+        h.tool_version.assign(v, len);
+        break;
+      case FieldTag::kLabel:
+        h.label.assign(v, len);
+        break;
+      case FieldTag::kNormalisation:
+        h.normalisation.assign(v, len);
+        break;
+      case FieldTag::kInputOptions:
+        h.input_options.assign(v, len);
+        break;
+      case FieldTag::kKindParams:
+        if (len % 8 != 0 || len / 8 > kMaxKindParams)
+          corrupt(path, "kind parameters field has bad length");
+        h.kind_params.resize(len / 8);
+        for (size_t i = 0; i < h.kind_params.size(); ++i)
+          h.kind_params[i] = le::load<uint64_t>(p + at + i * 8);
+        break;
+      case FieldTag::kEmptyLines:
+        if (len != 8) corrupt(path, "empty-lines field has bad length");
+        h.empty_lines = le::load<uint64_t>(p + at);
+        break;
+      default:
+        if (flags & kFieldRequired) {
+          throw Error(ErrorCode::kUnsupported,
+                      path + ": unsupported: required header field " + std::to_string(tag) +
+                          " (file version " + std::to_string(h.major) + "." +
+                          std::to_string(h.minor) + ", this bloomtool writes " +
+                          std::to_string(kFormatMajor) + "." + std::to_string(kFormatMinor) + ")");
+        }
+        break;  // unknown optional field: skipped
+    }
+    at += len;
+  }
+
+  // Declared sizes against the file and sane limits, before anything is allocated.
+  const uint64_t need = header_bytes + h.payload_stored_bytes;
+  if (h.payload_stored_bytes > file_bytes || need > file_bytes) truncated(path, file_bytes, need);
+  if (need < file_bytes)
+    corrupt(path, std::to_string(file_bytes - need) + " bytes after the payload");
+  if (h.payload_raw_bytes == 0 || h.payload_raw_bytes % 8 != 0) {
+    corrupt(path, "payload length " + std::to_string(h.payload_raw_bytes) +
+                      " is not a positive multiple of 8");
+  }
+  if (h.payload_raw_bytes > model::kMaxBits / 8 + 64) {
+    throw Error(ErrorCode::kLimitExceeded, path + ": payload of " +
+                                               std::to_string(h.payload_raw_bytes) +
+                                               " bytes exceeds the limit of 2^40 bits");
+  }
+  if (h.codec == PayloadCodec::kNone && h.payload_raw_bytes != h.payload_stored_bytes) {
+    corrupt(path, "uncompressed payload length does not match the stored length");
+  }
+  return h;
+}
+
+FilterHeader read_filter_header(const std::string& path) {
+  MappedFile file(path);
+  const auto bytes = file.bytes();
+  return parse_filter_header(bytes.first(std::min<size_t>(bytes.size(), kMaxHeaderBytes)),
+                             bytes.size(), path);
+}
+
+FilterFileContents parse_filter_file(std::span<const uint8_t> bytes, const std::string& path) {
+  FilterFileContents out;
+  out.file_bytes = bytes.size();
+  out.header = parse_filter_header(bytes.first(std::min<size_t>(bytes.size(), kMaxHeaderBytes)),
+                                   bytes.size(), path);
+  const FilterHeader& h = out.header;
+  const auto stored = bytes.subspan(h.header_bytes, h.payload_stored_bytes);
+  if (XXH3_64bits(stored.data(), stored.size()) != h.payload_checksum)
+    corrupt(path, "payload checksum mismatch");
+  if (h.payload_raw_bytes > physical_memory_bytes()) {
+    throw Error(ErrorCode::kLimitExceeded, path + ": filter of " +
+                                               std::to_string(h.payload_raw_bytes) +
+                                               " bytes is larger than this machine's memory");
+  }
+  out.payload = WordBuffer(h.payload_raw_bytes / 8);
+  auto* dst = reinterpret_cast<uint8_t*>(out.payload.data());
+  if (h.codec == PayloadCodec::kNone) {
+    std::memcpy(dst, stored.data(), stored.size());
+  } else {
+    const unsigned long long content = ZSTD_getFrameContentSize(stored.data(), stored.size());
+    if (content != h.payload_raw_bytes)
+      corrupt(path, "compressed payload does not declare the expected length");
+    std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> dctx(ZSTD_createDCtx(), ZSTD_freeDCtx);
+    if (!dctx) throw Error(ErrorCode::kLimitExceeded, "cannot create a zstd context");
+    ZSTD_inBuffer in{stored.data(), stored.size(), 0};
+    ZSTD_outBuffer ob{dst, h.payload_raw_bytes, 0};
+    size_t rc = 1;
+    while (rc != 0) {
+      const size_t before_in = in.pos, before_out = ob.pos;
+      rc = ZSTD_decompressStream(dctx.get(), &ob, &in);
+      if (ZSTD_isError(rc))
+        corrupt(path, std::string("payload does not decompress: ") + ZSTD_getErrorName(rc));
+      if (rc != 0 && in.pos == before_in && ob.pos == before_out)
+        corrupt(path, "payload ends early");
+    }
+    if (ob.pos != h.payload_raw_bytes || in.pos != in.size)
+      corrupt(path, "payload length mismatch");
+  }
+  if constexpr (std::endian::native == std::endian::big) {
+    for (auto& w : out.payload.span()) w = le::load<uint64_t>(reinterpret_cast<const uint8_t*>(&w));
+  }
+  return out;
+}
+
+FilterFileContents read_filter_file(const std::string& path) {
+  MappedFile file(path);
+  return parse_filter_file(file.bytes(), path);
+}
+
+std::vector<uint8_t> encode_filter_file(FilterHeader& header, std::span<const uint64_t> words,
+                                        uint64_t raw_bytes) {
+  header.payload_raw_bytes = raw_bytes;
+  check_payload_shape(header);
+  std::vector<uint8_t> payload;
+  XXH3_state_t* state = XXH3_createState();
+  XXH3_64bits_reset(state);
+  compress_payload(words, raw_bytes, [&](std::span<const uint8_t> chunk) {
+    XXH3_64bits_update(state, chunk.data(), chunk.size());
+    payload.insert(payload.end(), chunk.begin(), chunk.end());
+  });
+  header.payload_checksum = XXH3_64bits_digest(state);
+  XXH3_freeState(state);
+  header.codec = PayloadCodec::kZstd;
+  header.payload_stored_bytes = payload.size();
+  std::vector<uint8_t> out = serialize_header(header);
+  out.insert(out.end(), payload.begin(), payload.end());
+  return out;
+}
+
+uint64_t write_filter_file(const std::string& path, FilterHeader& header,
+                           std::span<const uint64_t> words, uint64_t raw_bytes) {
+  if (path == "-") {
+    const std::vector<uint8_t> image = encode_filter_file(header, words, raw_bytes);
+    write_all(STDOUT_FILENO, image, "<stdout>");
+    return image.size();
+  }
+  header.payload_raw_bytes = raw_bytes;
+  check_payload_shape(header);
+  AtomicFile file(path);
+  // The header's length does not depend on the payload, so a placeholder is written first and
+  // replaced once the payload's length and checksum are known.
+  std::vector<uint8_t> head = serialize_header(header);
+  file.write(head);
+  uint64_t stored = 0;
+  std::unique_ptr<XXH3_state_t, XXH_errorcode (*)(XXH3_state_t*)> state(XXH3_createState(),
+                                                                        XXH3_freeState);
+  XXH3_64bits_reset(state.get());
+  std::vector<uint8_t> pending;
+  compress_payload(words, raw_bytes, [&](std::span<const uint8_t> chunk) {
+    XXH3_64bits_update(state.get(), chunk.data(), chunk.size());
+    pending.insert(pending.end(), chunk.begin(), chunk.end());
+    stored += chunk.size();
+    if (pending.size() >= (1u << 20)) {
+      file.write(pending);
+      pending.clear();
+    }
+  });
+  file.write(pending);
+  header.payload_checksum = XXH3_64bits_digest(state.get());
+  header.codec = PayloadCodec::kZstd;
+  header.payload_stored_bytes = stored;
+  head = serialize_header(header);
+  file.pwrite(head, 0);
+  file.commit();
+  return head.size() + stored;
+}
+
+}  // namespace bloomtool

@@ -1,0 +1,12 @@
+// The project's one key hash: XXH3-64 with a seed (hash id 1 in filter files).
+#include "bloomtool/hash.h"
+
+#include <xxhash.h>
+
+namespace bloomtool {
+
+uint64_t hash_key(std::string_view key, uint64_t seed) noexcept {
+  return XXH3_64bits_withSeed(key.data(), key.size(), seed);
+}
+
+}  // namespace bloomtool

@@ -1,0 +1,67 @@
+// Turns verified file contents into a Filter object, checking each kind's parameters against the
+// payload before the filter is used.
+#include "bloomtool/load_filter.h"
+
+#include "bloomtool/bloom.h"
+#include "bloomtool/error.h"
+#include "bloomtool/hash.h"
+#include "bloomtool/model.h"
+
+namespace bloomtool {
+
+namespace {
+
+[[noreturn]] void corrupt(const std::string& path, const std::string& why) {
+  throw Error(ErrorCode::kCorrupt, path + ": corrupt: " + why);
+}
+
+std::unique_ptr<Filter> make_bloom(FilterFileContents& c, const std::string& path) {
+  const FilterHeader& h = c.header;
+  if (h.variant > 1) {
+    throw Error(ErrorCode::kUnsupported,
+                path + ": unsupported: Bloom variant " + std::to_string(h.variant));
+  }
+  const auto variant = static_cast<BloomVariant>(h.variant);
+  if (h.m == 0 || h.m > model::kMaxBits)
+    corrupt(path, "m=" + std::to_string(h.m) + " is out of range");
+  if (h.k == 0 || h.k > model::kMaxK)
+    corrupt(path, "k=" + std::to_string(h.k) + " is out of range");
+  if (BloomFilter::effective_bits(h.m, variant) != h.m)
+    corrupt(path, "m is not a whole number of blocks");
+  if (h.payload_raw_bytes != BloomFilter::word_count(h.m) * 8) {
+    corrupt(path, "payload length " + std::to_string(h.payload_raw_bytes) +
+                      " does not match m=" + std::to_string(h.m));
+  }
+  if (h.m % 64 != 0) {
+    const uint64_t last = c.payload.data()[c.payload.size() - 1];
+    if ((last >> (h.m % 64)) != 0) corrupt(path, "bits set beyond m");
+  }
+  return std::make_unique<BloomFilter>(h.m, h.k, variant, std::move(c.payload));
+}
+
+}  // namespace
+
+LoadedFilter make_filter(FilterFileContents contents, const std::string& path) {
+  LoadedFilter out;
+  out.file_bytes = contents.file_bytes;
+  if (contents.header.hash_id != kHashXxh3_64) {
+    throw Error(ErrorCode::kUnsupported,
+                path + ": unsupported: hash id " + std::to_string(contents.header.hash_id));
+  }
+  switch (contents.header.kind) {
+    case FilterKind::kBloom:
+      out.filter = make_bloom(contents, path);
+      break;
+    default:
+      throw Error(ErrorCode::kUnsupported,
+                  path + ": unsupported: filter kind " + filter_kind_name(contents.header.kind));
+  }
+  out.header = std::move(contents.header);
+  return out;
+}
+
+LoadedFilter load_filter(const std::string& path) {
+  return make_filter(read_filter_file(path), path);
+}
+
+}  // namespace bloomtool

@@ -1,0 +1,119 @@
+// Closed-form false-positive and sizing models for standard Bloom filters and the lower bound.
+// log1p/expm1 keep precision when p is tiny (below 1e-8) or filters are huge (m > 2^40).
+#include "bloomtool/model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace bloomtool::model {
+
+double bloom_fpr(double m_bits, double n, double k) {
+  if (n <= 0) return 0.0;
+  // (1 - e^{-kn/m})^k computed as exp(k * log(-expm1(-kn/m))).
+  const double inner = -std::expm1(-k * n / m_bits);
+  return std::exp(k * std::log(inner));
+}
+
+double bloom_optimal_bits(double n, double p) {
+  const double ln2 = std::log(2.0);
+  return -n * std::log(p) / (ln2 * ln2);
+}
+
+uint32_t bloom_optimal_k(double m_bits, double n) {
+  if (n <= 0) return 1;
+  const double k = std::round(m_bits / n * std::log(2.0));
+  return static_cast<uint32_t>(std::clamp(k, 1.0, static_cast<double>(kMaxK)));
+}
+
+double bloom_fill_fpr(double set_bits, double m_bits, double k) {
+  return std::pow(set_bits / m_bits, k);
+}
+
+double bloom_fill_distinct(double set_bits, double m_bits, double k) {
+  if (set_bits >= m_bits) return std::numeric_limits<double>::infinity();
+  return -(m_bits / k) * std::log1p(-set_bits / m_bits);
+}
+
+double lower_bound_bits(double n, double p) {
+  return n * -std::log2(p);
+}
+
+}  // namespace bloomtool::model
+
+namespace bloomtool::model {
+
+double blocked_fpr(double m_bits, double n, double k) {
+  if (n <= 0) return 0.0;
+  const double b = static_cast<double>(kBlockBits);
+  const double lambda = n * b / m_bits;  // mean keys per block
+  // Sum the Poisson terms around the mean until they stop contributing.
+  const double spread = 12.0 * std::sqrt(lambda) + 24.0;
+  const double lo = std::max(0.0, std::floor(lambda - spread));
+  const double hi = std::ceil(lambda + spread);
+  const double log_miss = std::log1p(-1.0 / b);
+  double sum = 0.0;
+  for (double i = lo; i <= hi; i += 1.0) {
+    const double log_pois = i * std::log(lambda) - lambda - std::lgamma(i + 1.0);
+    const double set_frac = -std::expm1(i * k * log_miss);  // 1 - (1 - 1/B)^(ik)
+    if (set_frac <= 0.0) continue;
+    sum += std::exp(log_pois + k * std::log(set_frac));
+  }
+  return sum;
+}
+
+uint32_t blocked_optimal_k(double m_bits, double n) {
+  uint32_t best_k = 1;
+  double best = blocked_fpr(m_bits, n, 1);
+  for (uint32_t k = 2; k <= 32; ++k) {
+    const double p = blocked_fpr(m_bits, n, k);
+    if (p < best) {
+      best = p;
+      best_k = k;
+    }
+  }
+  return best_k;
+}
+
+BloomSize standard_size(uint64_t n, double p) {
+  const double m = std::ceil(bloom_optimal_bits(static_cast<double>(n), p));
+  const uint64_t bits = static_cast<uint64_t>(std::max(m, 1.0));
+  return {bits, bloom_optimal_k(static_cast<double>(bits), static_cast<double>(n))};
+}
+
+uint64_t standard_bits_for_k(uint64_t n, double p, uint32_t k) {
+  // Solve (1 - e^{-kn/m})^k = p for m.
+  const double root = std::exp(std::log(p) / k);
+  const double m = -static_cast<double>(k) * static_cast<double>(n) / std::log1p(-root);
+  return static_cast<uint64_t>(std::max(1.0, std::ceil(m)));
+}
+
+BloomSize blocked_size(uint64_t n, double p, uint32_t k_fixed) {
+  const double nd = static_cast<double>(n);
+  BloomSize best{0, 0};
+  const uint32_t k_lo = k_fixed ? k_fixed : 1, k_hi = k_fixed ? k_fixed : 32;
+  for (uint32_t k = k_lo; k <= k_hi; ++k) {
+    // Blocks needed: binary search on the block count, starting above the standard optimum.
+    uint64_t lo = 1;
+    uint64_t hi = std::max<uint64_t>(
+        2, static_cast<uint64_t>(std::ceil(4.0 * bloom_optimal_bits(nd, p) / kBlockBits)) + 2);
+    while (blocked_fpr(static_cast<double>(hi * kBlockBits), nd, k) > p) {
+      if (hi > (kMaxBits / kBlockBits)) break;
+      hi *= 2;
+    }
+    if (blocked_fpr(static_cast<double>(hi * kBlockBits), nd, k) > p) continue;
+    while (lo < hi) {
+      const uint64_t mid = lo + (hi - lo) / 2;
+      if (blocked_fpr(static_cast<double>(mid * kBlockBits), nd, k) <= p)
+        hi = mid;
+      else
+        lo = mid + 1;
+    }
+    const uint64_t bits = lo * kBlockBits;
+    if (best.m_bits == 0 || bits < best.m_bits) best = {bits, k};
+  }
+  if (best.m_bits == 0) best = {kMaxBits, k_fixed ? k_fixed : 1};
+  return best;
+}
+
+}  // namespace bloomtool::model

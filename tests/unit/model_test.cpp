@@ -1,0 +1,50 @@
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "bloomtool/model.h"
+
+using namespace bloomtool::model;
+
+TEST_CASE("standard Bloom formulas", "[model]") {
+  const double ln2 = std::log(2.0);
+  CHECK(bloom_optimal_bits(1e6, 0.01) ==
+        Approx(-1e6 * std::log(0.01) / (ln2 * ln2)).epsilon(1e-12));
+  CHECK(bloom_optimal_k(9585059, 1e6) == 7);
+  CHECK(bloom_fpr(9585059, 1e6, 7) ==
+        Approx(std::pow(1 - std::exp(-7e6 / 9585059), 7)).epsilon(1e-9));
+  CHECK(bloom_fill_fpr(500, 1000, 3) == Approx(0.125));
+  CHECK(bloom_fill_distinct(0, 1000, 3) == 0.0);
+  CHECK(std::isinf(bloom_fill_distinct(1000, 1000, 3)));
+  CHECK(lower_bound_bits(1000, 0.5) == Approx(1000));
+  // Tiny p and huge m keep their precision.
+  const double m = std::ldexp(1.0, 41);
+  const double n = m / 60.0;
+  const double k = 41;
+  const double p = bloom_fpr(m, n, k);
+  CHECK(p > 0);
+  CHECK(p == Approx(std::pow(-std::expm1(-k * n / m), k)).epsilon(1e-9));
+  CHECK(p < 1e-8);
+}
+
+TEST_CASE("standard sizing meets p, with and without a fixed k", "[model]") {
+  for (double p : {0.1, 0.01, 0.001, 1e-6}) {
+    const BloomSize s = standard_size(1000000, p);
+    CHECK(bloom_fpr(static_cast<double>(s.m_bits), 1e6, s.k) <= p * 1.02);
+    const uint64_t m4 = standard_bits_for_k(1000000, p, 4);
+    CHECK(bloom_fpr(static_cast<double>(m4), 1e6, 4) == Approx(p).epsilon(1e-6));
+  }
+}
+
+TEST_CASE("blocked model: sized filters meet p and cost more than standard", "[model]") {
+  for (double p : {0.1, 0.01, 0.001}) {
+    const BloomSize b = blocked_size(1000000, p);
+    CHECK(b.m_bits % kBlockBits == 0);
+    CHECK(blocked_fpr(static_cast<double>(b.m_bits), 1e6, b.k) <= p);
+    CHECK(blocked_fpr(static_cast<double>(b.m_bits - kBlockBits), 1e6, b.k) > p);
+    CHECK(b.m_bits > standard_size(1000000, p).m_bits);
+    // With many blocks the blocked rate is above the standard rate for the same m and k.
+    CHECK(blocked_fpr(static_cast<double>(b.m_bits), 1e6, b.k) >
+          bloom_fpr(static_cast<double>(b.m_bits), 1e6, b.k));
+  }
+}

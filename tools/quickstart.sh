@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# One-stop setup for a fresh Debian 12 machine (run as root, or with sudo available):
+#   tools/quickstart.sh demo   install what is missing, build, run the main job on testdata/
+#   tools/quickstart.sh test   install what is missing, build, run the whole test suite
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mode=${1:-demo}
+packages=(cmake g++ make pkg-config libcli11-dev libfmt-dev libsimdjson-dev libzstd-dev zstd
+          catch2 libxxhash-dev groff-base man-db parallel valgrind clang-14 libclang-rt-14-dev)
+
+install_missing() {
+  local missing=()
+  for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "quickstart: installing ${missing[*]}" >&2
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
+build() {
+  cmake --preset release >/dev/null
+  cmake --build --preset release
+}
+
+demo() {
+  local bt=build/release/apps/bloomtool/bloomtool out
+  out=$(mktemp -d)
+  trap 'rm -rf "$out"' EXIT
+  echo "== build a filter from testdata/urls-10k.txt at p = 1%"
+  "$bt" build -p 1% -o "$out/urls.bf" --label "demo" testdata/urls-10k.txt
+  echo "== query: members present (count), then non-members that look present"
+  "$bt" query "$out/urls.bf" --count testdata/urls-10k.txt
+  "$bt" query "$out/urls.bf" --count testdata/nonmembers-10k.txt || true
+  if "$bt" stats --help >/dev/null 2>&1; then
+    echo "== stats: model vs measured false-positive rate"
+    "$bt" stats "$out/urls.bf" --measure 1000000 --seed 1
+  fi
+}
+
+run_tests() {
+  ctest --preset release -j2
+}
+
+install_missing
+build
+case "$mode" in
+  demo) demo ;;
+  test) run_tests ;;
+  *) echo "usage: $0 demo|test" >&2; exit 2 ;;
+esac
