@@ -117,3 +117,33 @@ BloomSize blocked_size(uint64_t n, double p, uint32_t k_fixed) {
 }
 
 }  // namespace bloomtool::model
+
+namespace bloomtool::model {
+
+FuseGeometry fuse_geometry(uint64_t n) {
+  // Segment length 2^floor(log_3.33(n) + 2.25), at most 2^18; size factor
+  // max(1.125, 0.875 + 0.25 ln(10^6) / ln(n)) for arity 3.
+  FuseGeometry g{};
+  if (n <= 1) {
+    g.segment_length = 4;
+  } else {
+    const double e = std::floor(std::log(static_cast<double>(n)) / std::log(3.33) + 2.25);
+    g.segment_length = uint64_t{1} << static_cast<int>(std::clamp(e, 2.0, 18.0));
+  }
+  const double factor =
+      n <= 1 ? 0.0 : std::max(1.125, 0.875 + 0.25 * std::log(1e6) / std::log(static_cast<double>(n)));
+  const uint64_t capacity = static_cast<uint64_t>(std::round(static_cast<double>(n) * factor));
+  const uint64_t init_segments = (capacity + g.segment_length - 1) / g.segment_length;
+  g.segment_count = init_segments > 2 ? init_segments - 2 : 1;
+  g.array_length = (g.segment_count + 2) * g.segment_length;
+  return g;
+}
+
+uint64_t xor_slots(uint64_t n) {
+  const uint64_t raw = static_cast<uint64_t>(std::ceil(1.23 * static_cast<double>(n))) + 32;
+  return (raw + 2) / 3 * 3;
+}
+
+double xor_fpr(uint32_t fingerprint_bits) { return std::ldexp(1.0, -static_cast<int>(fingerprint_bits)); }
+
+}  // namespace bloomtool::model

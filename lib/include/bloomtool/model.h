@@ -47,3 +47,19 @@ BloomSize blocked_size(uint64_t n, double p, uint32_t k_fixed = 0);
 uint32_t blocked_optimal_k(double m_bits, double n);
 
 }  // namespace bloomtool::model
+
+namespace bloomtool::model {
+
+// Geometry of a 3-wise binary fuse filter for n keys (Graf & Lemire 2022, section 4).
+struct FuseGeometry {
+  uint64_t segment_length;  // a power of two
+  uint64_t segment_count;
+  uint64_t array_length;  // (segment_count + 2) * segment_length fingerprint slots
+};
+FuseGeometry fuse_geometry(uint64_t n);
+// Fingerprint slots of a classic 3-wise xor filter for n keys: 3 * ceil((1.23 n + 32) / 3).
+uint64_t xor_slots(uint64_t n);
+// p of an f-bit xor or fuse filter: 2^-f.
+double xor_fpr(uint32_t fingerprint_bits);
+
+}  // namespace bloomtool::model
