@@ -34,13 +34,31 @@ class FdSource final : public ByteSource {
     if (owns_) ::close(fd_);
   }
   size_t read(char* dst, size_t cap) override {
-    if (!pushback_.empty()) {
+    if (pushback_pos_ < pushback_.size()) {
       const size_t n = std::min(cap, pushback_.size() - pushback_pos_);
       std::memcpy(dst, pushback_.data() + pushback_pos_, n);
       pushback_pos_ += n;
-      if (pushback_pos_ == pushback_.size()) pushback_.clear();
       return n;
     }
+    return read_fd(dst, cap);
+  }
+  uint64_t raw_bytes_read() const noexcept override { return total_; }
+  // Reads up to n bytes and keeps them to be returned again by read().
+  std::string_view peek(size_t n) {
+    pushback_.resize(n);
+    size_t have = 0;
+    while (have < n) {
+      const size_t r = read_fd(pushback_.data() + have, n - have);
+      if (r == 0) break;
+      have += r;
+    }
+    pushback_.resize(have);
+    pushback_pos_ = 0;
+    return {pushback_.data(), have};
+  }
+
+ private:
+  size_t read_fd(char* dst, size_t cap) {
     for (;;) {
       const ssize_t r = ::read(fd_, dst, cap);
       if (r >= 0) {
@@ -52,22 +70,6 @@ class FdSource final : public ByteSource {
       throw_io_error(name_, errno);
     }
   }
-  uint64_t raw_bytes_read() const noexcept override { return total_; }
-  // Reads up to n bytes and keeps them to be returned again by read().
-  std::string_view peek(size_t n) {
-    pushback_.resize(n);
-    size_t have = 0;
-    while (have < n) {
-      const size_t r = read(pushback_.data() + have, n - have);
-      if (r == 0) break;
-      have += r;
-    }
-    pushback_.resize(have);
-    pushback_pos_ = 0;
-    return {pushback_.data(), have};
-  }
-
- private:
   std::string name_;
   int fd_ = -1;
   bool owns_ = true;

@@ -131,7 +131,8 @@ FuseGeometry fuse_geometry(uint64_t n) {
     g.segment_length = uint64_t{1} << static_cast<int>(std::clamp(e, 2.0, 18.0));
   }
   const double factor =
-      n <= 1 ? 0.0 : std::max(1.125, 0.875 + 0.25 * std::log(1e6) / std::log(static_cast<double>(n)));
+      n <= 1 ? 0.0
+             : std::max(1.125, 0.875 + 0.25 * std::log(1e6) / std::log(static_cast<double>(n)));
   const uint64_t capacity = static_cast<uint64_t>(std::round(static_cast<double>(n) * factor));
   const uint64_t init_segments = (capacity + g.segment_length - 1) / g.segment_length;
   g.segment_count = init_segments > 2 ? init_segments - 2 : 1;
@@ -144,6 +145,8 @@ uint64_t xor_slots(uint64_t n) {
   return (raw + 2) / 3 * 3;
 }
 
-double xor_fpr(uint32_t fingerprint_bits) { return std::ldexp(1.0, -static_cast<int>(fingerprint_bits)); }
+double xor_fpr(uint32_t fingerprint_bits) {
+  return std::ldexp(1.0, -static_cast<int>(fingerprint_bits));
+}
 
 }  // namespace bloomtool::model
