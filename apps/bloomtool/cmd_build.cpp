@@ -7,7 +7,9 @@
 #include <memory>
 #include <optional>
 
+#include "bloomtool/batch_pipeline.h"
 #include "bloomtool/bloom.h"
+#include "bloomtool/hash_sort.h"
 #include "bloomtool/error.h"
 #include "bloomtool/filter_file.h"
 #include "bloomtool/hash.h"
@@ -28,6 +30,7 @@ struct BuildOptions {
   std::string created;
   bool allow_overfill = false;
   bool quiet = false;
+  unsigned threads = 0;
   InputArgs input;
 };
 
@@ -105,35 +108,45 @@ int run_build(const BuildOptions& o) {
   check_output_path(o.output);
 
   KeyReader reader(o.input.inputs, input_options);
-  KeyBatch batch;
-  std::vector<uint64_t> hashes;
   std::unique_ptr<BloomFilter> filter;
   uint64_t distinct = 0;
   bool distinct_exact = false;
   const uint64_t seed = kDefaultSeed;
+  const unsigned threads = o.threads != 0 ? o.threads : default_thread_count();
+  auto hash_batch = [seed](WorkBatch& b) {
+    b.hashes.resize(b.keys.size());
+    for (size_t i = 0; i < b.keys.size(); ++i) b.hashes[i] = hash_key(b.keys[i], seed);
+  };
 
   const bool streaming = plan.n.has_value() || (plan.m && plan.k);
   if (streaming) {
     const model::BloomSize s = size_for(plan, plan.n.value_or(1));
     filter = std::make_unique<BloomFilter>(s.m_bits, s.k, plan.variant);
-    while (reader.next(batch)) {
-      hashes.resize(batch.keys.size());
-      for (size_t i = 0; i < batch.keys.size(); ++i) hashes[i] = hash_key(batch.keys[i], seed);
-      filter->add_batch(hashes);
-    }
+    BloomFilter& f = *filter;
+    run_batch_pipeline(
+        reader, threads,
+        [&](WorkBatch& b) {
+          hash_batch(b);
+          if (threads > 1) {
+            f.add_batch_concurrent(b.hashes);
+          } else {
+            f.add_batch(b.hashes);
+          }
+        },
+        [](WorkBatch&) { return true; });
   } else {
     // Keep one hash per key; the distinct count then sizes the filter exactly.
-    while (reader.next(batch)) {
-      for (std::string_view key : batch.keys) hashes.push_back(hash_key(key, seed));
-    }
-    std::sort(hashes.begin(), hashes.end());
-    hashes.erase(std::unique(hashes.begin(), hashes.end()), hashes.end());
+    std::vector<uint64_t> hashes;
+    run_batch_pipeline(reader, threads, hash_batch, [&](WorkBatch& b) {
+      hashes.insert(hashes.end(), b.hashes.begin(), b.hashes.end());
+      return true;
+    });
+    sort_unique(hashes);
     distinct = hashes.size();
     distinct_exact = true;
     const model::BloomSize s = size_for(plan, distinct);
     filter = std::make_unique<BloomFilter>(s.m_bits, s.k, plan.variant);
     filter->add_batch(hashes);
-    std::vector<uint64_t>().swap(hashes);
   }
 
   const InputStats& in = reader.stats();
@@ -222,6 +235,8 @@ Command register_build(CLI::App& root) {
   app->add_flag("--allow-overfill", o->allow_overfill,
                 "Write the filter even when distinct keys exceed -n by more than 20%");
   app->add_flag("-q,--quiet", o->quiet, "Print nothing but errors");
+  app->add_option("--threads", o->threads, "Worker threads (default: all cores); the output is the same for any number")
+      ->type_name("T");
   o->input.add_to(*app, "Key files ('-' or none: stdin); zstd-compressed files are recognised");
   return {app, [o] { return run_build(*o); }};
 }

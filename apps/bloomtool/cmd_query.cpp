@@ -3,6 +3,7 @@
 // 1 if nothing did, 2 on error.
 #include <memory>
 
+#include "bloomtool/batch_pipeline.h"
 #include "bloomtool/hash.h"
 #include "bloomtool/load_filter.h"
 #include "common.h"
@@ -16,6 +17,7 @@ struct QueryOptions {
   bool absent = false;
   bool count = false;
   bool quiet = false;
+  unsigned threads = 0;
   InputArgs input;
 };
 
@@ -25,26 +27,30 @@ int run_query(const QueryOptions& o) {
   const uint64_t seed = loaded.header.seed;
 
   KeyReader reader(o.input.inputs, input_options);
-  KeyBatch batch;
-  std::vector<uint64_t> hashes;
-  std::vector<uint8_t> found;
   StdoutWriter out;
   uint64_t matched = 0;
   const uint8_t want = o.absent ? 0 : 1;
   const bool print = !o.quiet && !o.count;
-  while (reader.next(batch)) {
-    const size_t n = batch.keys.size();
-    hashes.resize(n);
-    found.resize(n);
-    for (size_t i = 0; i < n; ++i) hashes[i] = hash_key(batch.keys[i], seed);
-    loaded.filter->contains_batch(hashes, found.data());
-    for (size_t i = 0; i < n; ++i) {
-      if (found[i] != want) continue;
-      ++matched;
-      if (o.quiet) return kExitOk;  // like grep -q: the answer is known
-      if (print) out.line(batch.records[i]);
-    }
-  }
+  const Filter& filter = *loaded.filter;
+  const unsigned threads = o.threads != 0 ? o.threads : default_thread_count();
+  run_batch_pipeline(
+      reader, threads,
+      [&](WorkBatch& b) {
+        const size_t n = b.keys.size();
+        b.hashes.resize(n);
+        b.flags.resize(n);
+        for (size_t i = 0; i < n; ++i) b.hashes[i] = hash_key(b.keys[i], seed);
+        filter.contains_batch(b.hashes, b.flags.data());
+      },
+      [&](WorkBatch& b) {
+        for (size_t i = 0; i < b.keys.size(); ++i) {
+          if (b.flags[i] != want) continue;
+          ++matched;
+          if (o.quiet) return false;  // like grep -q: the answer is known
+          if (print) out.line(b.records[i]);
+        }
+        return true;
+      });
   if (o.count) out.line(std::to_string(matched));
   out.flush();
   return matched != 0 ? kExitOk : kExitNegative;
@@ -62,6 +68,8 @@ Command register_query(CLI::App& root) {
   app->add_flag("--absent,-v", o->absent, "Print the keys that are definitely absent instead");
   app->add_flag("-c,--count", o->count, "Print only the number of matching keys");
   app->add_flag("-q,--quiet", o->quiet, "Print nothing; exit 0 at the first match");
+  app->add_option("--threads", o->threads, "Worker threads (default: all cores); output order is the input order")
+      ->type_name("T");
   o->input.add_to(*app, "Key files ('-' or none: stdin); zstd-compressed files are recognised");
   return {app, [o] { return run_query(*o); }};
 }

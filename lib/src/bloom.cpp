@@ -110,7 +110,20 @@ bool BloomFilter::contains_hash(uint64_t h) const noexcept {
   return out != 0;
 }
 
-void BloomFilter::add_batch(std::span<const uint64_t> hashes) noexcept {
+// Sets the bits of mask in *word; the atomic form skips the locked instruction when they are set.
+template <bool kAtomic>
+inline void set_bit(uint64_t* word, uint64_t mask) noexcept {
+  if constexpr (kAtomic) {
+    if ((__atomic_load_n(word, __ATOMIC_RELAXED) & mask) != mask) {
+      __atomic_fetch_or(word, mask, __ATOMIC_RELAXED);
+    }
+  } else {
+    *word |= mask;
+  }
+}
+
+template <bool kAtomic>
+void BloomFilter::add_impl(std::span<const uint64_t> hashes) noexcept {
   uint64_t* w = words_.data();
   const uint64_t m = m_;
   const uint32_t k = k_;
@@ -121,8 +134,9 @@ void BloomFilter::add_batch(std::span<const uint64_t> hashes) noexcept {
         for_each_standard_position(hashes[j], k, m, [&](uint64_t pos) { prefetch(&w[pos >> 6]); });
       }
       for (size_t j = start; j < end; ++j) {
-        for_each_standard_position(hashes[j], k, m,
-                                   [&](uint64_t pos) { w[pos >> 6] |= uint64_t{1} << (pos & 63); });
+        for_each_standard_position(hashes[j], k, m, [&](uint64_t pos) {
+          set_bit<kAtomic>(&w[pos >> 6], uint64_t{1} << (pos & 63));
+        });
       }
     } else {
       const uint64_t blocks = m / kBlockBits;
@@ -132,12 +146,21 @@ void BloomFilter::add_batch(std::span<const uint64_t> hashes) noexcept {
         prefetch(block_of[j - start]);
       }
       for (size_t j = start; j < end; ++j) {
+        uint64_t mask[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        for_each_block_bit(hashes[j], k, [&](uint32_t bit) { mask[bit >> 6] |= uint64_t{1} << (bit & 63); });
         uint64_t* b = block_of[j - start];
-        for_each_block_bit(hashes[j], k,
-                           [&](uint32_t bit) { b[bit >> 6] |= uint64_t{1} << (bit & 63); });
+        for (int q = 0; q < 8; ++q) {
+          if (mask[q] != 0) set_bit<kAtomic>(&b[q], mask[q]);
+        }
       }
     }
   }
+}
+
+void BloomFilter::add_batch(std::span<const uint64_t> hashes) noexcept { add_impl<false>(hashes); }
+
+void BloomFilter::add_batch_concurrent(std::span<const uint64_t> hashes) noexcept {
+  add_impl<true>(hashes);
 }
 
 void BloomFilter::contains_batch(std::span<const uint64_t> hashes, uint8_t* out) const noexcept {

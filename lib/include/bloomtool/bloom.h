@@ -26,6 +26,9 @@ class BloomFilter final : public Filter {
 
   void add(uint64_t h) noexcept;
   void add_batch(std::span<const uint64_t> hashes) noexcept;
+  // Like add_batch, but safe to call from several threads at once on the same filter (atomic OR);
+  // the resulting bits are the same whatever the interleaving.
+  void add_batch_concurrent(std::span<const uint64_t> hashes) noexcept;
   bool contains_hash(uint64_t h) const noexcept override;
   void contains_batch(std::span<const uint64_t> hashes, uint8_t* out) const noexcept override;
 
@@ -42,6 +45,9 @@ class BloomFilter final : public Filter {
   static uint64_t effective_bits(uint64_t m_bits, BloomVariant variant) noexcept;
 
  private:
+  template <bool kAtomic>
+  void add_impl(std::span<const uint64_t> hashes) noexcept;
+
   uint64_t m_;
   uint32_t k_;
   BloomVariant variant_;

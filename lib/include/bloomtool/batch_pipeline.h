@@ -1,0 +1,38 @@
+// Parallel processing of key batches with results delivered in input order. The calling thread
+// reads batches from a KeyReader; with one thread it processes them in place (no copies); with
+// more, each batch is copied into an owned buffer, handed to a worker pool, and consumed in input
+// order on the calling thread — so output never depends on the thread count.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bloomtool/key_reader.h"
+
+namespace bloomtool {
+
+// A batch as the pipeline hands it around: views of keys and records (into the reader's buffer or
+// into `storage`), plus per-batch scratch that work functions fill in.
+struct WorkBatch {
+  std::vector<std::string_view> keys;
+  std::vector<std::string_view> records;
+  std::vector<uint64_t> hashes;
+  std::vector<uint8_t> flags;
+  std::string storage;
+};
+
+// Runs `work` on every batch (on worker threads when threads > 1, concurrently with other
+// batches) and then `consume` on the calling thread in input order. `consume` returns false to
+// stop early. Exceptions from the reader, `work` or `consume` propagate to the caller after the
+// workers have stopped.
+void run_batch_pipeline(KeyReader& reader, unsigned threads,
+                        const std::function<void(WorkBatch&)>& work,
+                        const std::function<bool(WorkBatch&)>& consume);
+
+// The default thread count: the number of online CPUs (at least 1).
+unsigned default_thread_count() noexcept;
+
+}  // namespace bloomtool

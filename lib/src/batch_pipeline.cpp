@@ -1,0 +1,182 @@
+// Ordered parallel batch processing. A bounded ring of 2·T in-flight batches keeps memory
+// constant: the reader blocks when the ring is full until the oldest batch is done and consumed.
+// Each batch copies its records (and any key that is not a substring of its record) into one
+// owned string, so workers never touch the reader's buffer.
+#include "bloomtool/batch_pipeline.h"
+
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+namespace bloomtool {
+
+namespace {
+
+void copy_into(const KeyBatch& in, WorkBatch& out) {
+  size_t bytes = 0;
+  for (size_t i = 0; i < in.records.size(); ++i) {
+    bytes += in.records[i].size();
+    const auto& k = in.keys[i];
+    const auto& r = in.records[i];
+    if (!(k.data() >= r.data() && k.data() + k.size() <= r.data() + r.size())) bytes += k.size();
+  }
+  out.storage.clear();
+  out.storage.reserve(bytes);
+  out.keys.resize(in.keys.size());
+  out.records.resize(in.records.size());
+  // Offsets first (storage may not move once views exist: it was reserved, so it does not).
+  for (size_t i = 0; i < in.records.size(); ++i) {
+    const auto& r = in.records[i];
+    const auto& k = in.keys[i];
+    const size_t at = out.storage.size();
+    out.storage.append(r);
+    out.records[i] = std::string_view(out.storage.data() + at, r.size());
+    if (k.data() >= r.data() && k.data() + k.size() <= r.data() + r.size()) {
+      out.keys[i] = std::string_view(out.storage.data() + at + (k.data() - r.data()), k.size());
+    } else {
+      const size_t kat = out.storage.size();
+      out.storage.append(k);
+      out.keys[i] = std::string_view(out.storage.data() + kat, k.size());
+    }
+  }
+}
+
+struct Slot {
+  WorkBatch batch;
+  bool done = false;
+};
+
+}  // namespace
+
+unsigned default_thread_count() noexcept {
+  const unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : n;
+}
+
+void run_batch_pipeline(KeyReader& reader, unsigned threads,
+                        const std::function<void(WorkBatch&)>& work,
+                        const std::function<bool(WorkBatch&)>& consume) {
+  KeyBatch in;
+  if (threads <= 1) {
+    WorkBatch wb;
+    while (reader.next(in)) {
+      wb.keys.swap(in.keys);
+      wb.records.swap(in.records);
+      work(wb);
+      const bool go_on = consume(wb);
+      wb.keys.swap(in.keys);
+      wb.records.swap(in.records);
+      if (!go_on) return;
+    }
+    return;
+  }
+
+  std::mutex mu;
+  std::condition_variable work_ready, slot_done;
+  std::deque<Slot*> todo;                    // batches waiting for a worker
+  std::deque<std::unique_ptr<Slot>> flight;  // batches in input order, not yet consumed
+  std::vector<std::unique_ptr<Slot>> spare;
+  bool stopping = false;
+  std::exception_ptr worker_error;
+  const size_t max_flight = 2 * static_cast<size_t>(threads);
+
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t) {
+    pool.emplace_back([&] {
+      for (;;) {
+        Slot* s;
+        {
+          std::unique_lock lock(mu);
+          work_ready.wait(lock, [&] { return stopping || !todo.empty(); });
+          if (todo.empty()) return;
+          s = todo.front();
+          todo.pop_front();
+        }
+        try {
+          work(s->batch);
+        } catch (...) {
+          std::lock_guard lock(mu);
+          if (!worker_error) worker_error = std::current_exception();
+        }
+        {
+          std::lock_guard lock(mu);
+          s->done = true;
+        }
+        slot_done.notify_all();
+      }
+    });
+  }
+  auto stop_pool = [&] {
+    {
+      std::lock_guard lock(mu);
+      stopping = true;
+      todo.clear();
+    }
+    work_ready.notify_all();
+    for (auto& t : pool) t.join();
+    pool.clear();
+  };
+
+  // Consumes finished batches at the head of `flight`; waits for the head when `wait` is set.
+  auto drain = [&](bool wait) -> bool {
+    for (;;) {
+      std::unique_ptr<Slot> head;
+      {
+        std::unique_lock lock(mu);
+        if (flight.empty()) return true;
+        if (wait) slot_done.wait(lock, [&] { return flight.front()->done || worker_error; });
+        if (worker_error) std::rethrow_exception(worker_error);
+        if (!flight.front()->done) return true;
+        head = std::move(flight.front());
+        flight.pop_front();
+      }
+      const bool go_on = consume(head->batch);
+      head->done = false;
+      spare.push_back(std::move(head));
+      if (!go_on) return false;
+      wait = false;
+    }
+  };
+
+  try {
+    bool go_on = true;
+    while (go_on && reader.next(in)) {
+      std::unique_ptr<Slot> s;
+      if (!spare.empty()) {
+        s = std::move(spare.back());
+        spare.pop_back();
+      } else {
+        s = std::make_unique<Slot>();
+      }
+      copy_into(in, s->batch);
+      {
+        std::lock_guard lock(mu);
+        todo.push_back(s.get());
+        flight.push_back(std::move(s));
+      }
+      work_ready.notify_one();
+      size_t in_flight;
+      {
+        std::lock_guard lock(mu);
+        in_flight = flight.size();
+      }
+      go_on = drain(in_flight >= max_flight);
+    }
+    while (go_on) {
+      {
+        std::lock_guard lock(mu);
+        if (flight.empty()) break;
+      }
+      go_on = drain(true);
+    }
+  } catch (...) {
+    stop_pool();
+    throw;
+  }
+  stop_pool();
+}
+
+}  // namespace bloomtool
