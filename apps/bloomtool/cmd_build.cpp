@@ -153,8 +153,9 @@ int run_build(const BuildOptions& o) {
   const double m = static_cast<double>(filter->bits());
   const double k = filter->k();
   if (!distinct_exact) {
-    const double est =
-        model::bloom_fill_distinct(static_cast<double>(filter->set_bit_count()), m, k);
+    const double x = static_cast<double>(filter->set_bit_count());
+    const double est = plan.variant == BloomVariant::kStandard ? model::bloom_fill_distinct(x, m, k)
+                                                                : model::blocked_fill_distinct(x, m, k);
     distinct = std::isfinite(est) ? static_cast<uint64_t>(std::llround(est)) : in.keys;
     distinct = std::min<uint64_t>(distinct, in.keys);
   }

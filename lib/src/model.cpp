@@ -150,3 +150,14 @@ double xor_fpr(uint32_t fingerprint_bits) {
 }
 
 }  // namespace bloomtool::model
+
+namespace bloomtool::model {
+
+double blocked_fill_distinct(double set_bits, double m_bits, double k) {
+  if (set_bits >= m_bits) return std::numeric_limits<double>::infinity();
+  const double b = static_cast<double>(kBlockBits);
+  const double one_minus_q = -std::expm1(k * std::log1p(-1.0 / b));
+  return -(m_bits / b) * std::log1p(-set_bits / m_bits) / one_minus_q;
+}
+
+}  // namespace bloomtool::model

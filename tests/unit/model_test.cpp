@@ -48,3 +48,16 @@ TEST_CASE("blocked model: sized filters meet p and cost more than standard", "[m
           bloom_fpr(static_cast<double>(b.m_bits), 1e6, b.k));
   }
 }
+
+TEST_CASE("fill estimates invert the expected fill", "[model]") {
+  // Standard: X = m (1 - e^{-kn/m}).
+  const double m = 1e7, n = 1e6, k = 7;
+  const double x_std = m * -std::expm1(-k * n / m);
+  CHECK(bloom_fill_distinct(x_std, m, k) == Approx(n).epsilon(1e-9));
+  // Blocked: X = m (1 - exp(lambda (q - 1))), lambda = n B / m, q = (1 - 1/B)^k.
+  const double b = static_cast<double>(kBlockBits);
+  const double q = std::pow(1.0 - 1.0 / b, k);
+  const double x_blk = m * -std::expm1(n * b / m * (q - 1.0));
+  CHECK(blocked_fill_distinct(x_blk, m, k) == Approx(n).epsilon(1e-9));
+  CHECK(blocked_fill_distinct(x_blk, m, k) > bloom_fill_distinct(x_blk, m, k));
+}

@@ -63,3 +63,12 @@ uint64_t xor_slots(uint64_t n);
 double xor_fpr(uint32_t fingerprint_bits);
 
 }  // namespace bloomtool::model
+
+namespace bloomtool::model {
+
+// Distinct keys implied by the fill of a blocked filter. With i ~ Poisson(nB/m) keys per block,
+// the expected set fraction is 1 - exp((nB/m)(q - 1)), q = (1 - 1/B)^k, which inverts to
+// n = -(m/B) ln(1 - X/m) / (1 - q). Infinity when every bit is set.
+double blocked_fill_distinct(double set_bits, double m_bits, double k);
+
+}  // namespace bloomtool::model
