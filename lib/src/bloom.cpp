@@ -4,8 +4,8 @@
 // enhanced double-hashing steps a_{i+1} = a_i + b_i, b_{i+1} = b_i + i (Dillinger & Manolios
 // 2004; Kirsch & Mitzenmacher 2006). Blocked: the key picks one 512-bit block with reduce64(h,
 // blocks) and sets k bits inside it, each taken as 9 bits of a splitmix64 stream seeded by h.
-// Batched calls hash-prefetch a group of keys before touching any of their bits, so the memory
-// latency of the group overlaps instead of adding up.
+// Batched calls prefetch the bits of the key kAhead places ahead while working on the current one,
+// so memory latencies overlap instead of adding up.
 #include "bloomtool/bloom.h"
 
 #include <bit>
@@ -21,7 +21,7 @@ namespace bloomtool {
 namespace {
 
 constexpr uint64_t kBlockBits = 512;
-constexpr size_t kGroup = 16;  // keys whose memory accesses are overlapped
+constexpr size_t kAhead = 8;  // keys between a key's prefetch and its use
 
 template <typename Fn>
 inline void for_each_standard_position(uint64_t h, uint32_t k, uint64_t m, Fn&& fn) {
@@ -52,7 +52,7 @@ inline void for_each_block_bit(uint64_t h, uint32_t k, Fn&& fn) {
 }
 
 inline void prefetch(const void* p) {
-  __builtin_prefetch(p, 1, 0);
+  __builtin_prefetch(p, 0, 3);
 }
 
 }  // namespace
@@ -112,7 +112,7 @@ bool BloomFilter::contains_hash(uint64_t h) const noexcept {
 
 // Sets the bits of mask in *word; the atomic form skips the locked instruction when they are set.
 template <bool kAtomic>
-inline void set_bit(uint64_t* word, uint64_t mask) noexcept {
+inline void set_bits(uint64_t* word, uint64_t mask) noexcept {
   if constexpr (kAtomic) {
     if ((__atomic_load_n(word, __ATOMIC_RELAXED) & mask) != mask) {
       __atomic_fetch_or(word, mask, __ATOMIC_RELAXED);
@@ -122,42 +122,45 @@ inline void set_bit(uint64_t* word, uint64_t mask) noexcept {
   }
 }
 
+// The k bits of a key inside its 512-bit block, as eight word masks.
+inline void block_masks(uint64_t h, uint32_t k, uint64_t (&mask)[8]) noexcept {
+  for (auto& x : mask) x = 0;
+  for_each_block_bit(h, k, [&](uint32_t bit) { mask[bit >> 6] |= uint64_t{1} << (bit & 63); });
+}
+
 template <bool kAtomic>
 void BloomFilter::add_impl(std::span<const uint64_t> hashes) noexcept {
   uint64_t* w = words_.data();
   const uint64_t m = m_;
   const uint32_t k = k_;
-  for (size_t start = 0; start < hashes.size(); start += kGroup) {
-    const size_t end = std::min(hashes.size(), start + kGroup);
-    if (variant_ == BloomVariant::kStandard) {
-      for (size_t j = start; j < end; ++j) {
-        for_each_standard_position(hashes[j], k, m, [&](uint64_t pos) { prefetch(&w[pos >> 6]); });
+  const size_t n = hashes.size();
+  if (variant_ == BloomVariant::kStandard) {
+    for (size_t j = 0; j < n; ++j) {
+      if (j + kAhead < n) {
+        for_each_standard_position(hashes[j + kAhead], k, m,
+                                   [&](uint64_t pos) { prefetch(&w[pos >> 6]); });
       }
-      for (size_t j = start; j < end; ++j) {
-        for_each_standard_position(hashes[j], k, m, [&](uint64_t pos) {
-          set_bit<kAtomic>(&w[pos >> 6], uint64_t{1} << (pos & 63));
-        });
-      }
-    } else {
-      const uint64_t blocks = m / kBlockBits;
-      uint64_t* block_of[kGroup];
-      for (size_t j = start; j < end; ++j) {
-        block_of[j - start] = w + reduce64(hashes[j], blocks) * 8;
-        prefetch(block_of[j - start]);
-      }
-      for (size_t j = start; j < end; ++j) {
-        uint64_t mask[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-        for_each_block_bit(hashes[j], k, [&](uint32_t bit) { mask[bit >> 6] |= uint64_t{1} << (bit & 63); });
-        uint64_t* b = block_of[j - start];
-        for (int q = 0; q < 8; ++q) {
-          if (mask[q] != 0) set_bit<kAtomic>(&b[q], mask[q]);
-        }
+      for_each_standard_position(hashes[j], k, m, [&](uint64_t pos) {
+        set_bits<kAtomic>(&w[pos >> 6], uint64_t{1} << (pos & 63));
+      });
+    }
+  } else {
+    const uint64_t blocks = m / kBlockBits;
+    for (size_t j = 0; j < n; ++j) {
+      if (j + kAhead < n) prefetch(w + reduce64(hashes[j + kAhead], blocks) * 8);
+      uint64_t mask[8];
+      block_masks(hashes[j], k, mask);
+      uint64_t* b = w + reduce64(hashes[j], blocks) * 8;
+      for (int q = 0; q < 8; ++q) {
+        if (mask[q] != 0) set_bits<kAtomic>(&b[q], mask[q]);
       }
     }
   }
 }
 
-void BloomFilter::add_batch(std::span<const uint64_t> hashes) noexcept { add_impl<false>(hashes); }
+void BloomFilter::add_batch(std::span<const uint64_t> hashes) noexcept {
+  add_impl<false>(hashes);
+}
 
 void BloomFilter::add_batch_concurrent(std::span<const uint64_t> hashes) noexcept {
   add_impl<true>(hashes);
@@ -167,34 +170,38 @@ void BloomFilter::contains_batch(std::span<const uint64_t> hashes, uint8_t* out)
   const uint64_t* w = words_.data();
   const uint64_t m = m_;
   const uint32_t k = k_;
-  for (size_t start = 0; start < hashes.size(); start += kGroup) {
-    const size_t end = std::min(hashes.size(), start + kGroup);
-    if (variant_ == BloomVariant::kStandard) {
-      for (size_t j = start; j < end; ++j) {
-        for_each_standard_position(hashes[j], k, m, [&](uint64_t pos) { prefetch(&w[pos >> 6]); });
+  const size_t n = hashes.size();
+  if (variant_ == BloomVariant::kStandard) {
+    for (size_t j = 0; j < n; ++j) {
+      if (j + kAhead < n) {
+        for_each_standard_position(hashes[j + kAhead], k, m,
+                                   [&](uint64_t pos) { prefetch(&w[pos >> 6]); });
       }
-      for (size_t j = start; j < end; ++j) {
-        uint64_t all = 1;
-        for_each_standard_position(hashes[j], k, m,
-                                   [&](uint64_t pos) { all &= w[pos >> 6] >> (pos & 63); });
-        out[j] = static_cast<uint8_t>(all & 1);
+      // Most non-members fail on the first or second probe: stop at the first clear bit.
+      uint64_t a = hashes[j];
+      uint64_t b = mix64(a) | 1;
+      uint8_t all = 1;
+      for (uint32_t i = 0; i < k; ++i) {
+        const uint64_t pos = reduce64(a, m);
+        if (((w[pos >> 6] >> (pos & 63)) & 1) == 0) {
+          all = 0;
+          break;
+        }
+        a += b;
+        b += i;
       }
-    } else {
-      const uint64_t blocks = m / kBlockBits;
-      const uint64_t* block_of[kGroup];
-      for (size_t j = start; j < end; ++j) {
-        block_of[j - start] = w + reduce64(hashes[j], blocks) * 8;
-        prefetch(block_of[j - start]);
-      }
-      for (size_t j = start; j < end; ++j) {
-        const uint64_t* b = block_of[j - start];
-        uint64_t mask[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-        for_each_block_bit(hashes[j], k,
-                           [&](uint32_t bit) { mask[bit >> 6] |= uint64_t{1} << (bit & 63); });
-        bool all = true;
-        for (int q = 0; q < 8; ++q) all &= (b[q] & mask[q]) == mask[q];
-        out[j] = all ? 1 : 0;
-      }
+      out[j] = all;
+    }
+  } else {
+    const uint64_t blocks = m / kBlockBits;
+    for (size_t j = 0; j < n; ++j) {
+      if (j + kAhead < n) prefetch(w + reduce64(hashes[j + kAhead], blocks) * 8);
+      uint64_t mask[8];
+      block_masks(hashes[j], k, mask);
+      const uint64_t* b = w + reduce64(hashes[j], blocks) * 8;
+      uint64_t missing = 0;
+      for (int q = 0; q < 8; ++q) missing |= mask[q] & ~b[q];
+      out[j] = missing == 0 ? 1 : 0;
     }
   }
 }
