@@ -27,6 +27,7 @@ struct Command {
 };
 
 Command register_build(CLI::App& root);
+Command register_merge(CLI::App& root);
 Command register_query(CLI::App& root);
 
 // Options for reading keys, shared by build, query and xor-build.

@@ -2,7 +2,8 @@
 // checks magic, header length and header checksum before reading any field, every declared size
 // against the file length and sane limits before allocating, and the payload checksum before
 // decompressing. The writer streams the zstd payload into an AtomicFile and patches the header in
-// place, so memory stays near the size of one filter.
+// place, so memory stays near the size of one filter; for_each_payload_chunk streams a payload the
+// other way, a window at a time, for merge.
 #include "bloomtool/filter_file.h"
 
 #include <fcntl.h>
@@ -191,6 +192,15 @@ class MappedFile {
   }
   std::span<const uint8_t> bytes() const { return {map_, static_cast<size_t>(size_)}; }
 
+  // Drops the pages wholly before `end` that lie at or after `begin` from this process's memory
+  // (they stay in the page cache and fault back in if read again). A no-op for a pipe's copy.
+  void release(uint64_t begin, uint64_t end) const {
+    if (!copy_.empty() || map_ == nullptr) return;
+    const auto page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+    const uint64_t from = begin / page * page, to = end / page * page;
+    if (to > from) madvise(const_cast<uint8_t*>(map_) + from, to - from, MADV_DONTNEED);
+  }
+
  private:
   int fd_ = -1;
   const uint8_t* map_ = nullptr;
@@ -203,6 +213,57 @@ uint64_t physical_memory_bytes() {
   const long page = sysconf(_SC_PAGESIZE);
   if (pages <= 0 || page <= 0) return UINT64_MAX;
   return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page);
+}
+
+// Unpacks the checksum-verified stored payload of `h` through the window [window, window +
+// window_bytes): each time the window fills, and once at the end, calls sink(raw offset, bytes in
+// the window, stored bytes consumed so far). window_bytes is a positive multiple of 8, so every
+// window but the last is full and all hold whole words (little-endian, as stored).
+template <typename Sink>
+void unpack_payload(std::span<const uint8_t> stored, const FilterHeader& h,
+                    const std::string& path, uint8_t* window, uint64_t window_bytes, Sink&& sink) {
+  const uint64_t raw = h.payload_raw_bytes;
+  if (h.codec == PayloadCodec::kNone) {
+    for (uint64_t at = 0; at < raw; at += window_bytes) {
+      const uint64_t n = std::min(window_bytes, raw - at);
+      std::memcpy(window, stored.data() + at, n);
+      sink(at, n, at + n);
+    }
+    return;
+  }
+  const unsigned long long content = ZSTD_getFrameContentSize(stored.data(), stored.size());
+  if (content != raw) corrupt(path, "compressed payload does not declare the expected length");
+  std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> dctx(ZSTD_createDCtx(), ZSTD_freeDCtx);
+  if (!dctx) throw Error(ErrorCode::kLimitExceeded, "cannot create a zstd context");
+  ZSTD_inBuffer in{stored.data(), stored.size(), 0};
+  uint64_t produced = 0;
+  size_t rc = 1;
+  for (;;) {
+    ZSTD_outBuffer ob{window, static_cast<size_t>(std::min(window_bytes, raw - produced)), 0};
+    while (ob.pos < ob.size && rc != 0) {
+      const size_t before_in = in.pos, before_out = ob.pos;
+      rc = ZSTD_decompressStream(dctx.get(), &ob, &in);
+      if (ZSTD_isError(rc))
+        corrupt(path, std::string("payload does not decompress: ") + ZSTD_getErrorName(rc));
+      if (rc != 0 && in.pos == before_in && ob.pos == before_out)
+        corrupt(path, "payload ends early");
+    }
+    if (ob.pos != 0) {
+      sink(produced, static_cast<uint64_t>(ob.pos), static_cast<uint64_t>(in.pos));
+      produced += ob.pos;
+    }
+    if (rc == 0) break;
+    if (produced == raw) corrupt(path, "payload is longer than its declared length");
+  }
+  if (produced != raw || in.pos != in.size) corrupt(path, "payload length mismatch");
+}
+
+bool same_file_header(const FilterHeader& a, const FilterHeader& b) {
+  return a.header_bytes == b.header_bytes && a.payload_checksum == b.payload_checksum &&
+         a.payload_stored_bytes == b.payload_stored_bytes &&
+         a.payload_raw_bytes == b.payload_raw_bytes && a.codec == b.codec && a.kind == b.kind &&
+         a.variant == b.variant && a.hash_id == b.hash_id && a.seed == b.seed && a.m == b.m &&
+         a.k == b.k;
 }
 
 }  // namespace
@@ -371,39 +432,60 @@ FilterFileContents parse_filter_file(std::span<const uint8_t> bytes, const std::
   const auto stored = bytes.subspan(h.header_bytes, h.payload_stored_bytes);
   if (XXH3_64bits(stored.data(), stored.size()) != h.payload_checksum)
     corrupt(path, "payload checksum mismatch");
-  if (h.payload_raw_bytes > physical_memory_bytes()) {
-    throw Error(ErrorCode::kLimitExceeded, path + ": filter of " +
-                                               std::to_string(h.payload_raw_bytes) +
-                                               " bytes is larger than this machine's memory");
-  }
+  check_payload_fits_memory(h, path);
   out.payload = WordBuffer(h.payload_raw_bytes / 8);
-  auto* dst = reinterpret_cast<uint8_t*>(out.payload.data());
-  if (h.codec == PayloadCodec::kNone) {
-    std::memcpy(dst, stored.data(), stored.size());
-  } else {
-    const unsigned long long content = ZSTD_getFrameContentSize(stored.data(), stored.size());
-    if (content != h.payload_raw_bytes)
-      corrupt(path, "compressed payload does not declare the expected length");
-    std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> dctx(ZSTD_createDCtx(), ZSTD_freeDCtx);
-    if (!dctx) throw Error(ErrorCode::kLimitExceeded, "cannot create a zstd context");
-    ZSTD_inBuffer in{stored.data(), stored.size(), 0};
-    ZSTD_outBuffer ob{dst, h.payload_raw_bytes, 0};
-    size_t rc = 1;
-    while (rc != 0) {
-      const size_t before_in = in.pos, before_out = ob.pos;
-      rc = ZSTD_decompressStream(dctx.get(), &ob, &in);
-      if (ZSTD_isError(rc))
-        corrupt(path, std::string("payload does not decompress: ") + ZSTD_getErrorName(rc));
-      if (rc != 0 && in.pos == before_in && ob.pos == before_out)
-        corrupt(path, "payload ends early");
-    }
-    if (ob.pos != h.payload_raw_bytes || in.pos != in.size)
-      corrupt(path, "payload length mismatch");
-  }
+  unpack_payload(stored, h, path, reinterpret_cast<uint8_t*>(out.payload.data()),
+                 h.payload_raw_bytes, [](uint64_t, uint64_t, uint64_t) {});
   if constexpr (std::endian::native == std::endian::big) {
     for (auto& w : out.payload.span()) w = le::load<uint64_t>(reinterpret_cast<const uint8_t*>(&w));
   }
   return out;
+}
+
+void check_payload_fits_memory(const FilterHeader& header, const std::string& path) {
+  if (header.payload_raw_bytes > physical_memory_bytes()) {
+    throw Error(ErrorCode::kLimitExceeded, path + ": filter of " +
+                                               std::to_string(header.payload_raw_bytes) +
+                                               " bytes is larger than this machine's memory");
+  }
+}
+
+void for_each_payload_chunk(const std::string& path, const FilterHeader& expected,
+                            const std::function<void(uint64_t, std::span<const uint64_t>)>& fn) {
+  constexpr uint64_t kWindowWords = 1u << 17;  // 1 MiB
+  constexpr uint64_t kStep = 8u << 20;         // stored bytes hashed between releases
+  MappedFile file(path);
+  const auto bytes = file.bytes();
+  const FilterHeader h = parse_filter_header(
+      bytes.first(std::min<size_t>(bytes.size(), kMaxHeaderBytes)), bytes.size(), path);
+  if (!same_file_header(h, expected))
+    throw Error(ErrorCode::kIOError, path + ": the file changed while it was being read");
+  const auto stored = bytes.subspan(h.header_bytes, h.payload_stored_bytes);
+
+  std::unique_ptr<XXH3_state_t, XXH_errorcode (*)(XXH3_state_t*)> state(XXH3_createState(),
+                                                                        XXH3_freeState);
+  XXH3_64bits_reset(state.get());
+  for (uint64_t at = 0; at < stored.size(); at += kStep) {
+    const uint64_t n = std::min<uint64_t>(kStep, stored.size() - at);
+    XXH3_64bits_update(state.get(), stored.data() + at, n);
+    file.release(h.header_bytes + at, h.header_bytes + at + n);
+  }
+  if (XXH3_64bits_digest(state.get()) != h.payload_checksum)
+    corrupt(path, "payload checksum mismatch");
+
+  WordBuffer window(static_cast<size_t>(std::min(kWindowWords, h.payload_raw_bytes / 8)));
+  uint64_t* words = window.data();
+  uint64_t released = 0;
+  unpack_payload(stored, h, path, reinterpret_cast<uint8_t*>(words), window.size() * 8,
+                 [&](uint64_t offset, uint64_t n, uint64_t consumed) {
+                   if constexpr (std::endian::native == std::endian::big) {
+                     for (uint64_t i = 0; i < n / 8; ++i)
+                       words[i] = le::load<uint64_t>(reinterpret_cast<const uint8_t*>(&words[i]));
+                   }
+                   fn(offset / 8, std::span<const uint64_t>(words, n / 8));
+                   file.release(h.header_bytes + released, h.header_bytes + consumed);
+                   released = consumed;
+                 });
 }
 
 FilterFileContents read_filter_file(const std::string& path) {

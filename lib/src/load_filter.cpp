@@ -17,6 +17,18 @@ namespace {
 
 std::unique_ptr<Filter> make_bloom(FilterFileContents& c, const std::string& path) {
   const FilterHeader& h = c.header;
+  check_bloom_header(h, path);
+  if (h.m % 64 != 0) {
+    const uint64_t last = c.payload.data()[c.payload.size() - 1];
+    if ((last >> (h.m % 64)) != 0) corrupt(path, "bits set beyond m");
+  }
+  return std::make_unique<BloomFilter>(h.m, h.k, static_cast<BloomVariant>(h.variant),
+                                       std::move(c.payload));
+}
+
+}  // namespace
+
+void check_bloom_header(const FilterHeader& h, const std::string& path) {
   if (h.variant > 1) {
     throw Error(ErrorCode::kUnsupported,
                 path + ": unsupported: Bloom variant " + std::to_string(h.variant));
@@ -32,14 +44,7 @@ std::unique_ptr<Filter> make_bloom(FilterFileContents& c, const std::string& pat
     corrupt(path, "payload length " + std::to_string(h.payload_raw_bytes) +
                       " does not match m=" + std::to_string(h.m));
   }
-  if (h.m % 64 != 0) {
-    const uint64_t last = c.payload.data()[c.payload.size() - 1];
-    if ((last >> (h.m % 64)) != 0) corrupt(path, "bits set beyond m");
-  }
-  return std::make_unique<BloomFilter>(h.m, h.k, variant, std::move(c.payload));
 }
-
-}  // namespace
 
 LoadedFilter make_filter(FilterFileContents contents, const std::string& path) {
   LoadedFilter out;

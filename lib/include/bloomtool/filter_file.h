@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <span>
@@ -79,6 +80,18 @@ FilterHeader read_filter_header(const std::string& path);
 // Reads the whole file and verifies both checksums. Throws kCorrupt, kUnsupported, kIOError or
 // kLimitExceeded with a message naming the path.
 FilterFileContents read_filter_file(const std::string& path);
+
+// Streams the payload of the filter file at `path` to `fn` as consecutive chunks of host-order
+// words, fn(index of the chunk's first word, words), in order and without gaps. `expected` is the
+// header read_filter_header returned for the same path; a file that no longer carries it is an
+// kIOError. The payload checksum is verified over the stored bytes before the first chunk, and
+// stored bytes are dropped from memory once used, so memory stays near one chunk (1 MiB).
+void for_each_payload_chunk(const std::string& path, const FilterHeader& expected,
+                            const std::function<void(uint64_t, std::span<const uint64_t>)>& fn);
+
+// Throws kLimitExceeded naming `path` when the decompressed payload would not fit in this
+// machine's memory.
+void check_payload_fits_memory(const FilterHeader& header, const std::string& path);
 
 // Parses a header from bytes (used by the readers and the fuzz targets). `file_bytes` is the
 // length of the whole file.

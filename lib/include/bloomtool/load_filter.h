@@ -20,6 +20,10 @@ struct LoadedFilter {
 // Reads, verifies and instantiates the filter in `path`. Throws bloomtool::Error.
 LoadedFilter load_filter(const std::string& path);
 
+// Checks a Bloom filter's header on its own, before any payload is read: variant, m, k, and the
+// payload length m implies. Throws kCorrupt or kUnsupported naming `path`.
+void check_bloom_header(const FilterHeader& header, const std::string& path);
+
 // Instantiates a filter from contents already read and checksum-verified.
 LoadedFilter make_filter(FilterFileContents contents, const std::string& path);
 

@@ -1,0 +1,92 @@
+// `bloomtool merge`: the union (or, with --intersect, the intersection) of Bloom filters of the
+// same geometry, written atomically like `build` writes, with a summary on stderr. The union of
+// filters built from parts of a key set is bit for bit the filter of the whole set.
+#include <memory>
+
+#include "bloomtool/bloom.h"
+#include "bloomtool/error.h"
+#include "bloomtool/merge.h"
+#include "bloomtool/units.h"
+#include "bloomtool/version.h"
+#include "common.h"
+
+namespace bloomtool::cli {
+
+namespace {
+
+struct MergeOptions {
+  std::vector<std::string> filters;
+  std::string output;
+  bool intersect = false;
+  std::string label;
+  std::string created;
+  bool quiet = false;
+};
+
+int run_merge(const MergeOptions& o) {
+  if (o.filters.size() < 2) {
+    throw Error(ErrorCode::kInvalidArgument, "merge: give at least two filter files");
+  }
+  const int64_t created = creation_time(o.created);
+  check_output_path(o.output);
+  const MergeOp op = o.intersect ? MergeOp::kIntersect : MergeOp::kUnion;
+
+  MergedFilter merged = merge_filter_files(o.filters, op);
+  FilterHeader& h = merged.header;
+  h.created_unix = created;
+  h.tool_version = std::string("bloomtool ") + kToolVersion;
+  h.label = o.label;
+  const uint64_t file_bytes =
+      write_filter_file(o.output, h, merged.words.span(), merged.words.size() * 8);
+
+  if (!o.quiet) {
+    const bool uni = op == MergeOp::kUnion;
+    fmt::print(stderr,
+               "bloomtool: wrote {}: {} of {} bloom ({}) filters\n"
+               "  m               {} bits ({})\n"
+               "  k               {}\n"
+               "  bits set        {} ({:.2f}%)\n"
+               "  lines read      {} (sum over the inputs)\n"
+               "  keys added      {} ({})\n"
+               "  distinct keys   {} (estimated from the fill{})\n"
+               "  fill p          {:.6g} (false-positive rate of these bits)\n"
+               "  file size       {} ({} bytes)\n",
+               o.output == "-" ? "<stdout>" : o.output, uni ? "union" : "intersection",
+               o.filters.size(), bloom_variant_name(static_cast<BloomVariant>(h.variant)), h.m,
+               format_bytes(h.m / 8), h.k, merged.set_bits,
+               100.0 * static_cast<double>(merged.set_bits) / static_cast<double>(h.m),
+               h.lines_read, h.keys_added,
+               uni ? "sum over the inputs: an upper bound" : "the smallest input's: an upper bound",
+               h.distinct_estimate, uni ? "" : "; approximate for an intersection",
+               merged.fill_fpr, format_bytes(file_bytes), file_bytes);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+Command register_merge(CLI::App& root) {
+  auto o = std::make_shared<MergeOptions>();
+  CLI::App* app = root.add_subcommand(
+      "merge",
+      "Union (or intersection) of Bloom filters of the same geometry: build shards, then merge");
+  app->add_option("filters", o->filters,
+                  "Two or more Bloom filter files with the same variant, m, k, seed and key options")
+      ->required()
+      ->type_name("FILTER");
+  app->add_option("-o,--output", o->output, "Output file, written atomically; '-' for stdout")
+      ->required()
+      ->type_name("OUT");
+  app->add_flag("--intersect", o->intersect,
+                "Keep only the bits set in every input (AND) instead of in any input (OR)");
+  app->add_option("--label", o->label, "Free text stored in the file (default: none)")
+      ->type_name("TEXT");
+  app->add_option("--created", o->created,
+                  "Creation time to record (Unix seconds or 2024-01-31T12:00:00Z); default "
+                  "SOURCE_DATE_EPOCH, else now")
+      ->type_name("TIME");
+  app->add_flag("-q,--quiet", o->quiet, "Print nothing but errors");
+  return {app, [o] { return run_merge(*o); }};
+}
+
+}  // namespace bloomtool::cli

@@ -1,0 +1,178 @@
+// Merging Bloom filter files. Every header is read and compared with the first before a single
+// payload byte is used, so a mismatch costs nothing and names the field at fault. The payloads are
+// then streamed one chunk at a time (for_each_payload_chunk) into the one output word array; a word
+// is written only when it changes, so the pages of a sparse result are never touched. The counts
+// of the result are honest bounds: see MergedFilter in merge.h.
+#include "bloomtool/merge.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <limits>
+
+#include "bloomtool/bloom.h"
+#include "bloomtool/error.h"
+#include "bloomtool/hash.h"
+#include "bloomtool/load_filter.h"
+#include "bloomtool/model.h"
+
+namespace bloomtool {
+
+namespace {
+
+[[noreturn]] void mismatch(const std::string& field, const std::string& here,
+                           const std::string& there, const std::string& first_path,
+                           const std::string& other_path) {
+  throw Error(ErrorCode::kInvalidArgument, fmt::format("{}: cannot merge: {} is {} here but {} in {}",
+                                                       other_path, field, here, there, first_path));
+}
+
+std::string variant_text(uint32_t v) {
+  return v <= 1 ? bloom_variant_name(static_cast<BloomVariant>(v)) : std::to_string(v);
+}
+
+std::string option_text(const std::string& s) {
+  return s.empty() ? "(none)" : "'" + s + "'";
+}
+
+std::string params_text(const std::vector<uint64_t>& params) {
+  return params.empty() ? "(none)" : fmt::format("[{}]", fmt::join(params, ", "));
+}
+
+uint64_t saturating_add(uint64_t a, uint64_t b) {
+  return b > std::numeric_limits<uint64_t>::max() - a ? std::numeric_limits<uint64_t>::max()
+                                                      : a + b;
+}
+
+void check_kind(const FilterHeader& h, const std::string& path) {
+  if (h.kind == FilterKind::kXor || h.kind == FilterKind::kBinaryFuse) {
+    throw Error(ErrorCode::kInvalidArgument,
+                path + ": cannot merge xor/binary fuse filters; rebuild from the keys with xor-build");
+  }
+}
+
+// Visits one file's payload, checking that no bit at or above m is set.
+void visit_payload(const std::string& path, const FilterHeader& h,
+                   const std::function<void(uint64_t, std::span<const uint64_t>)>& fn) {
+  const uint64_t last_word = h.payload_raw_bytes / 8 - 1;
+  for_each_payload_chunk(path, h, [&](uint64_t first, std::span<const uint64_t> words) {
+    if (h.m % 64 != 0 && first + words.size() == last_word + 1 &&
+        (words.back() >> (h.m % 64)) != 0) {
+      throw Error(ErrorCode::kCorrupt, path + ": corrupt: bits set beyond m");
+    }
+    fn(first, words);
+  });
+}
+
+}  // namespace
+
+void check_mergeable(const FilterHeader& first, const std::string& first_path,
+                     const FilterHeader& other, const std::string& other_path) {
+  check_kind(first, first_path);
+  check_kind(other, other_path);
+  auto differ = [&](const std::string& field, const std::string& here, const std::string& there) {
+    if (here != there) mismatch(field, here, there, first_path, other_path);
+  };
+  differ("kind", filter_kind_name(other.kind), filter_kind_name(first.kind));
+  differ("variant", variant_text(other.variant), variant_text(first.variant));
+  differ("m", std::to_string(other.m) + " bits", std::to_string(first.m) + " bits");
+  differ("k", std::to_string(other.k), std::to_string(first.k));
+  differ("hash id", std::to_string(other.hash_id), std::to_string(first.hash_id));
+  differ("seed", fmt::format("{:#018x}", other.seed), fmt::format("{:#018x}", first.seed));
+  differ("normalisation", option_text(other.normalisation), option_text(first.normalisation));
+  differ("input options", option_text(other.input_options), option_text(first.input_options));
+  differ("kind parameters", params_text(other.kind_params), params_text(first.kind_params));
+}
+
+MergedFilter merge_filter_files(const std::vector<std::string>& paths, MergeOp op) {
+  if (paths.empty()) throw Error(ErrorCode::kInvalidArgument, "merge: no filter files given");
+  std::vector<FilterHeader> headers;
+  headers.reserve(paths.size());
+  for (const std::string& path : paths) {
+    headers.push_back(read_filter_header(path));
+    check_mergeable(headers.front(), paths.front(), headers.back(), path);
+    if (headers.back().hash_id != kHashXxh3_64) {
+      throw Error(ErrorCode::kUnsupported,
+                  path + ": unsupported: hash id " + std::to_string(headers.back().hash_id));
+    }
+    check_bloom_header(headers.back(), path);
+  }
+
+  const FilterHeader& first = headers.front();
+  check_payload_fits_memory(first, paths.front());
+  MergedFilter out;
+  out.words = WordBuffer(first.payload_raw_bytes / 8);
+  uint64_t* dst = out.words.data();
+  visit_payload(paths.front(), first, [dst](uint64_t at, std::span<const uint64_t> words) {
+    for (size_t i = 0; i < words.size(); ++i) {
+      if (words[i] != 0) dst[at + i] = words[i];
+    }
+  });
+  for (size_t f = 1; f < paths.size(); ++f) {
+    if (op == MergeOp::kUnion) {
+      visit_payload(paths[f], headers[f], [dst](uint64_t at, std::span<const uint64_t> words) {
+        for (size_t i = 0; i < words.size(); ++i) {
+          if ((words[i] & ~dst[at + i]) != 0) dst[at + i] |= words[i];
+        }
+      });
+    } else {
+      visit_payload(paths[f], headers[f], [dst](uint64_t at, std::span<const uint64_t> words) {
+        for (size_t i = 0; i < words.size(); ++i) {
+          if ((dst[at + i] & ~words[i]) != 0) dst[at + i] &= words[i];
+        }
+      });
+    }
+  }
+
+  FilterHeader& h = out.header;
+  h.kind = first.kind;
+  h.variant = first.variant;
+  h.hash_id = first.hash_id;
+  h.seed = first.seed;
+  h.m = first.m;
+  h.k = first.k;
+  h.normalisation = first.normalisation;
+  h.input_options = first.input_options;
+  h.kind_params = first.kind_params;
+  uint64_t keys = op == MergeOp::kUnion ? 0 : std::numeric_limits<uint64_t>::max();
+  uint64_t smallest_distinct = std::numeric_limits<uint64_t>::max();
+  for (const FilterHeader& in : headers) {
+    h.lines_read = saturating_add(h.lines_read, in.lines_read);
+    h.empty_lines = saturating_add(h.empty_lines, in.empty_lines);
+    keys = op == MergeOp::kUnion ? saturating_add(keys, in.keys_added)
+                                 : std::min(keys, in.keys_added);
+    smallest_distinct = std::min(smallest_distinct, in.distinct_estimate);
+  }
+  h.keys_added = keys;
+
+  const std::span<const uint64_t> words = out.words.span();
+  const double m = static_cast<double>(h.m);
+  const double k = h.k;
+  if (h.variant == static_cast<uint32_t>(BloomVariant::kBlocked512)) {
+    constexpr size_t kBlockWords = model::kBlockBits / 64;
+    double sum = 0;
+    for (size_t b = 0; b < words.size(); b += kBlockWords) {
+      uint64_t block_bits = 0;
+      for (size_t i = b; i < b + kBlockWords; ++i) block_bits += std::popcount(words[i]);
+      out.set_bits += block_bits;
+      if (block_bits != 0)
+        sum += std::pow(static_cast<double>(block_bits) / model::kBlockBits, k);
+    }
+    out.fill_fpr = sum / static_cast<double>(words.size() / kBlockWords);
+  } else {
+    for (uint64_t w : words) out.set_bits += static_cast<uint64_t>(std::popcount(w));
+    out.fill_fpr = model::bloom_fill_fpr(static_cast<double>(out.set_bits), m, k);
+  }
+
+  // The same estimate `build` records, so a union of shards carries the header of a single build.
+  const double est = model::bloom_fill_distinct(static_cast<double>(out.set_bits), m, k);
+  uint64_t distinct = std::isfinite(est) ? static_cast<uint64_t>(std::llround(est)) : keys;
+  distinct = std::min(distinct, keys);
+  if (op == MergeOp::kIntersect) distinct = std::min(distinct, smallest_distinct);
+  h.distinct_estimate = distinct;
+  return out;
+}
+
+}  // namespace bloomtool
