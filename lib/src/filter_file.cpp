@@ -452,8 +452,8 @@ void check_payload_fits_memory(const FilterHeader& header, const std::string& pa
 
 void for_each_payload_chunk(const std::string& path, const FilterHeader& expected,
                             const std::function<void(uint64_t, std::span<const uint64_t>)>& fn) {
-  constexpr uint64_t kWindowWords = 1u << 17;  // 1 MiB
-  constexpr uint64_t kStep = 8u << 20;         // stored bytes hashed between releases
+  constexpr uint64_t kWindowWords = 1u << 18;  // 2 MiB
+  constexpr uint64_t kStep = 1u << 20;         // stored bytes hashed between releases
   MappedFile file(path);
   const auto bytes = file.bytes();
   const FilterHeader h = parse_filter_header(

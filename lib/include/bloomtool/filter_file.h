@@ -85,7 +85,7 @@ FilterFileContents read_filter_file(const std::string& path);
 // words, fn(index of the chunk's first word, words), in order and without gaps. `expected` is the
 // header read_filter_header returned for the same path; a file that no longer carries it is an
 // kIOError. The payload checksum is verified over the stored bytes before the first chunk, and
-// stored bytes are dropped from memory once used, so memory stays near one chunk (1 MiB).
+// stored bytes are dropped from memory once used, so memory stays near one chunk (2 MiB).
 void for_each_payload_chunk(const std::string& path, const FilterHeader& expected,
                             const std::function<void(uint64_t, std::span<const uint64_t>)>& fn);
 

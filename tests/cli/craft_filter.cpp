@@ -1,0 +1,84 @@
+// Test helper for the CLI tests: rewrites a filter file with some header fields changed, keeping
+// its payload, so tests can produce files that `build` never writes (another seed, hash id, kind,
+// normalisation). Usage: craft_filter IN OUT FIELD=VALUE...
+// Fields: kind, variant, hash_id, k, seed, normalisation, input_options, label, kind_params
+// (comma-separated), and fill=SEED, which replaces the payload with pseudo-random bits (about half
+// set, none at or above m: a dense, incompressible filter without hashing millions of keys).
+// Exit 0 on success, 2 on error.
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <fstream>
+#include <string>
+
+#include "bloomtool/filter_file.h"
+#include "bloomtool/hash.h"
+
+namespace {
+
+uint64_t number(const std::string& s) {
+  return std::stoull(s, nullptr, 0);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace bloomtool;
+  if (argc < 3) {
+    std::fputs("usage: craft_filter IN OUT FIELD=VALUE...\n", stderr);
+    return 2;
+  }
+  try {
+    FilterFileContents c = read_filter_file(argv[1]);
+    FilterHeader& h = c.header;
+    for (int i = 3; i < argc; ++i) {
+      const std::string arg = argv[i];
+      const auto eq = arg.find('=');
+      if (eq == std::string::npos) throw std::runtime_error("expected FIELD=VALUE: " + arg);
+      const std::string field = arg.substr(0, eq), value = arg.substr(eq + 1);
+      if (field == "kind") {
+        h.kind = static_cast<FilterKind>(number(value));
+      } else if (field == "variant") {
+        h.variant = static_cast<uint32_t>(number(value));
+      } else if (field == "hash_id") {
+        h.hash_id = static_cast<uint32_t>(number(value));
+      } else if (field == "k") {
+        h.k = static_cast<uint32_t>(number(value));
+      } else if (field == "seed") {
+        h.seed = number(value);
+      } else if (field == "normalisation") {
+        h.normalisation = value;
+      } else if (field == "input_options") {
+        h.input_options = value;
+      } else if (field == "label") {
+        h.label = value;
+      } else if (field == "fill") {
+        uint64_t state = number(value);
+        for (uint64_t& w : c.payload.span()) {
+          state += 0x9E3779B97F4A7C15ull;
+          w = mix64(state);
+        }
+        if (h.kind == FilterKind::kBloom && h.m % 64 != 0)
+          c.payload.span().back() &= (uint64_t{1} << (h.m % 64)) - 1;
+      } else if (field == "kind_params") {
+        h.kind_params.clear();
+        for (size_t at = 0; at < value.size();) {
+          const size_t comma = value.find(',', at);
+          const size_t end = comma == std::string::npos ? value.size() : comma;
+          h.kind_params.push_back(number(value.substr(at, end - at)));
+          at = end + 1;
+        }
+      } else {
+        throw std::runtime_error("unknown field: " + field);
+      }
+    }
+    const std::vector<uint8_t> image = encode_filter_file(h, c.payload.span(), h.payload_raw_bytes);
+    std::ofstream out(argv[2], std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char*>(image.data()), static_cast<std::streamsize>(image.size()));
+    if (!out) throw std::runtime_error(std::string("cannot write ") + argv[2]);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "craft_filter: %s\n", e.what());
+    return 2;
+  }
+  return 0;
+}
