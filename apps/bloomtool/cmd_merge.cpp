@@ -57,8 +57,8 @@ int run_merge(const MergeOptions& o) {
                100.0 * static_cast<double>(merged.set_bits) / static_cast<double>(h.m),
                h.lines_read, h.keys_added,
                uni ? "sum over the inputs: an upper bound" : "the smallest input's: an upper bound",
-               h.distinct_estimate, uni ? "" : "; approximate for an intersection",
-               merged.fill_fpr, format_bytes(file_bytes), file_bytes);
+               h.distinct_estimate, uni ? "" : "; approximate for an intersection", merged.fill_fpr,
+               format_bytes(file_bytes), file_bytes);
   }
   return kExitOk;
 }
@@ -70,8 +70,9 @@ Command register_merge(CLI::App& root) {
   CLI::App* app = root.add_subcommand(
       "merge",
       "Union (or intersection) of Bloom filters of the same geometry: build shards, then merge");
-  app->add_option("filters", o->filters,
-                  "Two or more Bloom filter files with the same variant, m, k, seed and key options")
+  app->add_option(
+         "filters", o->filters,
+         "Two or more Bloom filter files with the same variant, m, k, seed and key options")
       ->required()
       ->type_name("FILTER");
   app->add_option("-o,--output", o->output, "Output file, written atomically; '-' for stdout")

@@ -220,8 +220,8 @@ uint64_t physical_memory_bytes() {
 // the window, stored bytes consumed so far). window_bytes is a positive multiple of 8, so every
 // window but the last is full and all hold whole words (little-endian, as stored).
 template <typename Sink>
-void unpack_payload(std::span<const uint8_t> stored, const FilterHeader& h,
-                    const std::string& path, uint8_t* window, uint64_t window_bytes, Sink&& sink) {
+void unpack_payload(std::span<const uint8_t> stored, const FilterHeader& h, const std::string& path,
+                    uint8_t* window, uint64_t window_bytes, Sink&& sink) {
   const uint64_t raw = h.payload_raw_bytes;
   if (h.codec == PayloadCodec::kNone) {
     for (uint64_t at = 0; at < raw; at += window_bytes) {

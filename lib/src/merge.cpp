@@ -25,8 +25,9 @@ namespace {
 [[noreturn]] void mismatch(const std::string& field, const std::string& here,
                            const std::string& there, const std::string& first_path,
                            const std::string& other_path) {
-  throw Error(ErrorCode::kInvalidArgument, fmt::format("{}: cannot merge: {} is {} here but {} in {}",
-                                                       other_path, field, here, there, first_path));
+  throw Error(ErrorCode::kInvalidArgument,
+              fmt::format("{}: cannot merge: {} is {} here but {} in {}", other_path, field, here,
+                          there, first_path));
 }
 
 std::string variant_text(uint32_t v) {
@@ -48,8 +49,9 @@ uint64_t saturating_add(uint64_t a, uint64_t b) {
 
 void check_kind(const FilterHeader& h, const std::string& path) {
   if (h.kind == FilterKind::kXor || h.kind == FilterKind::kBinaryFuse) {
-    throw Error(ErrorCode::kInvalidArgument,
-                path + ": cannot merge xor/binary fuse filters; rebuild from the keys with xor-build");
+    throw Error(
+        ErrorCode::kInvalidArgument,
+        path + ": cannot merge xor/binary fuse filters; rebuild from the keys with xor-build");
   }
 }
 
@@ -141,8 +143,8 @@ MergedFilter merge_filter_files(const std::vector<std::string>& paths, MergeOp o
   for (const FilterHeader& in : headers) {
     h.lines_read = saturating_add(h.lines_read, in.lines_read);
     h.empty_lines = saturating_add(h.empty_lines, in.empty_lines);
-    keys = op == MergeOp::kUnion ? saturating_add(keys, in.keys_added)
-                                 : std::min(keys, in.keys_added);
+    keys =
+        op == MergeOp::kUnion ? saturating_add(keys, in.keys_added) : std::min(keys, in.keys_added);
     smallest_distinct = std::min(smallest_distinct, in.distinct_estimate);
   }
   h.keys_added = keys;
@@ -157,8 +159,7 @@ MergedFilter merge_filter_files(const std::vector<std::string>& paths, MergeOp o
       uint64_t block_bits = 0;
       for (size_t i = b; i < b + kBlockWords; ++i) block_bits += std::popcount(words[i]);
       out.set_bits += block_bits;
-      if (block_bits != 0)
-        sum += std::pow(static_cast<double>(block_bits) / model::kBlockBits, k);
+      if (block_bits != 0) sum += std::pow(static_cast<double>(block_bits) / model::kBlockBits, k);
     }
     out.fill_fpr = sum / static_cast<double>(words.size() / kBlockWords);
   } else {

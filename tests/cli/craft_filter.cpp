@@ -74,7 +74,8 @@ int main(int argc, char** argv) {
     }
     const std::vector<uint8_t> image = encode_filter_file(h, c.payload.span(), h.payload_raw_bytes);
     std::ofstream out(argv[2], std::ios::binary | std::ios::trunc);
-    out.write(reinterpret_cast<const char*>(image.data()), static_cast<std::streamsize>(image.size()));
+    out.write(reinterpret_cast<const char*>(image.data()),
+              static_cast<std::streamsize>(image.size()));
     if (!out) throw std::runtime_error(std::string("cannot write ") + argv[2]);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "craft_filter: %s\n", e.what());

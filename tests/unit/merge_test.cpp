@@ -78,8 +78,7 @@ TEST_CASE("check_mergeable names the first differing field, both values and both
   CHECK(merge_error(a, b) == "b.bf: cannot merge: variant is blocked here but standard in a.bf");
   b = a;
   b.m = 16384;
-  CHECK(merge_error(a, b) ==
-        "b.bf: cannot merge: m is 16384 bits here but 8192 bits in a.bf");
+  CHECK(merge_error(a, b) == "b.bf: cannot merge: m is 16384 bits here but 8192 bits in a.bf");
   b = a;
   b.k = 10;
   CHECK(merge_error(a, b) == "b.bf: cannot merge: k is 10 here but 7 in a.bf");
