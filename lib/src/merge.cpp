@@ -6,6 +6,7 @@
 #include "bloomtool/merge.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <bit>
@@ -93,6 +94,13 @@ MergedFilter merge_filter_files(const std::vector<std::string>& paths, MergeOp o
   std::vector<FilterHeader> headers;
   headers.reserve(paths.size());
   for (const std::string& path : paths) {
+    struct stat st;
+    if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+      throw Error(ErrorCode::kInvalidArgument,
+                  path +
+                      ": cannot merge from a pipe or device (each input is read twice); "
+                      "save it to a file first");
+    }
     headers.push_back(read_filter_header(path));
     check_mergeable(headers.front(), paths.front(), headers.back(), path);
     if (headers.back().hash_id != kHashXxh3_64) {

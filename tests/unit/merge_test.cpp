@@ -121,10 +121,10 @@ TEST_CASE("xor and binary fuse filters are refused, whichever file they are") {
   }
 }
 
-TEST_CASE("for_each_payload_chunk yields the payload read_filter_file reads, in 1 MiB windows") {
+TEST_CASE("for_each_payload_chunk yields the payload read_filter_file reads, in 2 MiB windows") {
   TempDir dir;
-  // 20 Mbit = 2.5 MiB of payload: two full windows and a partial one; m not a multiple of 64.
-  const uint64_t m = 20'000'003;
+  // 40 Mbit = 4.8 MiB of payload: two full windows and a partial one; m not a multiple of 64.
+  const uint64_t m = 40'000'003;
   const std::string path = write_bloom(dir, "a.bf", test::make_keys("k", 0, 300'000), m, 5);
   const FilterFileContents whole = read_filter_file(path);
   const FilterHeader h = read_filter_header(path);
@@ -137,7 +137,7 @@ TEST_CASE("for_each_payload_chunk yields the payload read_filter_file reads, in 
   });
   REQUIRE(streamed.size() == whole.payload.size());
   CHECK(std::equal(streamed.begin(), streamed.end(), whole.payload.data()));
-  CHECK(sizes == std::vector<size_t>{131072, 131072, streamed.size() - 2 * 131072});
+  CHECK(sizes == std::vector<size_t>{262144, 262144, streamed.size() - 2 * 262144});
 }
 
 TEST_CASE("for_each_payload_chunk checks the payload checksum before handing out any word") {
