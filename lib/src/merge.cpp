@@ -176,7 +176,10 @@ MergedFilter merge_filter_files(const std::vector<std::string>& paths, MergeOp o
   }
 
   // The same estimate `build` records, so a union of shards carries the header of a single build.
-  const double est = model::bloom_fill_distinct(static_cast<double>(out.set_bits), m, k);
+  const double x = static_cast<double>(out.set_bits);
+  const double est = h.variant == static_cast<uint32_t>(BloomVariant::kBlocked512)
+                         ? model::blocked_fill_distinct(x, m, k)
+                         : model::bloom_fill_distinct(x, m, k);
   uint64_t distinct = std::isfinite(est) ? static_cast<uint64_t>(std::llround(est)) : keys;
   distinct = std::min(distinct, keys);
   if (op == MergeOp::kIntersect) distinct = std::min(distinct, smallest_distinct);
