@@ -17,6 +17,7 @@
 #include "bloomtool/units.h"
 #include "bloomtool/version.h"
 #include "common.h"
+#include "progress.h"
 
 namespace bloomtool::cli {
 
@@ -108,6 +109,7 @@ int run_build(const BuildOptions& o) {
   check_output_path(o.output);
 
   KeyReader reader(o.input.inputs, input_options);
+  Progress progress(reader, want_progress(o.input.progress, o.quiet, false), o.input.progress);
   std::unique_ptr<BloomFilter> filter;
   uint64_t distinct = 0;
   bool distinct_exact = false;
@@ -133,12 +135,16 @@ int run_build(const BuildOptions& o) {
             f.add_batch(b.hashes);
           }
         },
-        [](WorkBatch&) { return true; });
+        [&](WorkBatch&) {
+          progress.tick();
+          return true;
+        });
   } else {
     // Keep one hash per key; the distinct count then sizes the filter exactly.
     std::vector<uint64_t> hashes;
     run_batch_pipeline(reader, threads, hash_batch, [&](WorkBatch& b) {
       hashes.insert(hashes.end(), b.hashes.begin(), b.hashes.end());
+      progress.tick();
       return true;
     });
     sort_unique(hashes);
@@ -148,6 +154,7 @@ int run_build(const BuildOptions& o) {
     filter = std::make_unique<BloomFilter>(s.m_bits, s.k, plan.variant);
     filter->add_batch(hashes);
   }
+  progress.finish();
 
   const InputStats& in = reader.stats();
   const double m = static_cast<double>(filter->bits());
@@ -181,16 +188,29 @@ int run_build(const BuildOptions& o) {
   h.created_unix = created;
   h.tool_version = std::string("bloomtool ") + kToolVersion;
   h.label = o.label;
-  h.input_options = "lines";
+  h.normalisation = input_options.normaliser.to_string();
+  h.input_options = input_options_text(input_options);
   const uint64_t file_bytes =
       write_filter_file(o.output, h, filter->words(), filter->words().size() * 8);
 
   if (!o.quiet) {
     const double n_model = static_cast<double>(distinct);
+    std::string input_lines = fmt::format("  input           {}\n", describe_input_options(h.input_options));
+    if (!input_options.normaliser.empty()) {
+      input_lines += fmt::format("  normalisation   {}\n", input_options.normaliser.describe());
+    }
+    input_lines += fmt::format("  lines read      {}\n  empty lines     {} (skipped)\n", in.lines,
+                               in.empty_lines);
+    if (in.empty_keys != 0) {
+      input_lines += fmt::format("  empty keys      {} (skipped)\n", in.empty_keys);
+    }
+    if (input_options.skip_bad_lines) {
+      input_lines += fmt::format("  bad lines       {} (skipped{}{})\n", in.bad_lines,
+                                 in.bad_lines != 0 ? "; first: " : "", in.first_bad_line);
+    }
     fmt::print(stderr,
                "bloomtool: wrote {}: bloom ({})\n"
-               "  lines read      {}\n"
-               "  empty lines     {} (skipped)\n"
+               "{}"
                "  keys added      {}\n"
                "  distinct keys   {} ({})\n"
                "  m               {} bits ({})\n"
@@ -198,8 +218,8 @@ int run_build(const BuildOptions& o) {
                "  bits per key    {:.2f}\n"
                "  model p         {:.6g} for {} distinct keys\n"
                "  file size       {} ({} bytes)\n",
-               o.output == "-" ? "<stdout>" : o.output, bloom_variant_name(plan.variant), in.lines,
-               in.empty_lines, in.keys, distinct,
+               o.output == "-" ? "<stdout>" : o.output, bloom_variant_name(plan.variant),
+               input_lines, in.keys, distinct,
                distinct_exact ? "exact" : "estimated from the fill", h.m, format_bytes(h.m / 8),
                h.k, distinct ? m / n_model : 0.0, model_fpr(plan.variant, m, n_model, k), distinct,
                format_bytes(file_bytes), file_bytes);
@@ -211,7 +231,8 @@ int run_build(const BuildOptions& o) {
 
 Command register_build(CLI::App& root) {
   auto o = std::make_shared<BuildOptions>();
-  CLI::App* app = root.add_subcommand("build", "Build a Bloom filter from keys (one per line)");
+  CLI::App* app = root.add_subcommand(
+      "build", "Build a Bloom filter from keys (lines, an NDJSON field or a column)");
   app->add_option(
          "-n,--capacity", o->n,
          "Expected distinct keys (e.g. 10M). Omit it to size the filter exactly from the input")
@@ -235,7 +256,7 @@ Command register_build(CLI::App& root) {
       ->type_name("TIME");
   app->add_flag("--allow-overfill", o->allow_overfill,
                 "Write the filter even when distinct keys exceed -n by more than 20%");
-  app->add_flag("-q,--quiet", o->quiet, "Print nothing but errors");
+  app->add_flag("-q,--quiet", o->quiet, "Print nothing but errors (no summary, no progress)");
   app->add_option("--threads", o->threads, "Worker threads (default: all cores); the output is the same for any number")
       ->type_name("T");
   o->input.add_to(*app, "Key files ('-' or none: stdin); zstd-compressed files are recognised");

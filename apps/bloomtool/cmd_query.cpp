@@ -6,7 +6,9 @@
 #include "bloomtool/batch_pipeline.h"
 #include "bloomtool/hash.h"
 #include "bloomtool/load_filter.h"
+#include "bloomtool/normalise.h"
 #include "common.h"
+#include "progress.h"
 
 namespace bloomtool::cli {
 
@@ -22,11 +24,14 @@ struct QueryOptions {
 };
 
 int run_query(const QueryOptions& o) {
-  const InputOptions input_options = o.input.options();
+  InputOptions input_options = o.input.options();
   const LoadedFilter loaded = load_filter(o.filter);
   const uint64_t seed = loaded.header.seed;
+  // Keys are shaped the way they were when the filter was built.
+  input_options.normaliser = Normaliser::parse(loaded.header.normalisation, o.filter);
 
   KeyReader reader(o.input.inputs, input_options);
+  Progress progress(reader, want_progress(o.input.progress, o.quiet, !o.count), o.input.progress);
   StdoutWriter out;
   uint64_t matched = 0;
   const uint8_t want = o.absent ? 0 : 1;
@@ -49,10 +54,13 @@ int run_query(const QueryOptions& o) {
           if (o.quiet) return false;  // like grep -q: the answer is known
           if (print) out.line(b.records[i]);
         }
+        progress.tick();
         return true;
       });
+  progress.finish();
   if (o.count) out.line(std::to_string(matched));
   out.flush();
+  if (!o.quiet) report_bad_lines(reader.stats());
   return matched != 0 ? kExitOk : kExitNegative;
 }
 
@@ -61,16 +69,20 @@ int run_query(const QueryOptions& o) {
 Command register_query(CLI::App& root) {
   auto o = std::make_shared<QueryOptions>();
   CLI::App* app = root.add_subcommand(
-      "query", "Print the input keys a filter may contain (or, with --absent, lacks)");
+      "query",
+      "Print the input records whose key a filter may contain (or, with --absent, lacks)");
   app->add_option("filter", o->filter, "Filter file (any kind bloomtool writes)")
       ->required()
       ->type_name("FILTER");
-  app->add_flag("--absent,-v", o->absent, "Print the keys that are definitely absent instead");
-  app->add_flag("-c,--count", o->count, "Print only the number of matching keys");
-  app->add_flag("-q,--quiet", o->quiet, "Print nothing; exit 0 at the first match");
+  app->add_flag("--absent,-v", o->absent,
+                "Print the records whose key is definitely absent instead");
+  app->add_flag("-c,--count", o->count, "Print only the number of matching records");
+  app->add_flag("-q,--quiet", o->quiet,
+                "Print nothing (no progress, no warnings); exit 0 at the first match");
   app->add_option("--threads", o->threads, "Worker threads (default: all cores); output order is the input order")
       ->type_name("T");
-  o->input.add_to(*app, "Key files ('-' or none: stdin); zstd-compressed files are recognised");
+  o->input.add_to(*app, "Key files ('-' or none: stdin); zstd-compressed files are recognised",
+                  false);
   return {app, [o] { return run_query(*o); }};
 }
 

@@ -1,31 +1,147 @@
-// Line splitting for KeyReader. The buffer holds at least one whole line: it grows up to the key
-// limit plus one read block and no further, so a multi-gigabyte line costs bounded memory and a
-// clear error. Views handed out in a batch all point into the current buffer contents; the
-// buffer is compacted only between batches.
+// Line splitting for KeyReader, and the per-line work of the richer formats. The buffer holds at
+// least one whole line: it grows up to the key limit plus one read block and no further, so a
+// multi-gigabyte line costs bounded memory and a clear error. Views handed out in a batch point
+// into the current buffer contents or the batch's own arena; the buffer is compacted only between
+// batches, and arena views are fixed up once the batch is complete, since the arena may move while
+// it grows. A `lines` input without normalisation takes a path that does nothing but split.
 #include "bloomtool/key_reader.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstring>
+#include <functional>
 
 #include "bloomtool/error.h"
 #include "byte_source.h"
+#include "record_fields.h"
 
 namespace bloomtool {
 
 namespace {
 constexpr size_t kReadBlock = 1u << 20;
 constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
+
+std::string line_too_long(const std::string& name, uint64_t line_no, uint64_t limit,
+                          bool lines_format) {
+  return name + ": line " + std::to_string(line_no) +
+         (lines_format ? ": key longer than --max-key-bytes (" : ": line longer than --max-key-bytes (") +
+         std::to_string(limit) + " bytes)";
+}
+
+std::string describe_delimiter(std::string_view encoded) {
+  std::string d;
+  if (!percent_decode(encoded, d) || d.size() != 1) return std::string(encoded);
+  if (d == "\t") return "tab";
+  if (d == " ") return "space";
+  const unsigned char c = static_cast<unsigned char>(d[0]);
+  if (c < 0x20 || c > 0x7E) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    return std::string("byte 0x") + kHex[c >> 4] + kHex[c & 15];
+  }
+  return "'" + d + "'";
+}
 }  // namespace
 
+const char* input_format_name(InputFormat format) noexcept {
+  switch (format) {
+    case InputFormat::kLines: return "lines";
+    case InputFormat::kNdjson: return "ndjson";
+    case InputFormat::kDelimited: return "delimited";
+    case InputFormat::kCsv: return "csv";
+  }
+  return "lines";
+}
+
+std::string input_options_text(const InputOptions& o) {
+  std::string out = input_format_name(o.format);
+  switch (o.format) {
+    case InputFormat::kLines: break;
+    case InputFormat::kNdjson: out += ";field=" + percent_encode(o.field); break;
+    case InputFormat::kDelimited:
+    case InputFormat::kCsv:
+      out += ";delimiter=" + percent_encode(std::string_view(&o.delimiter, 1)) +
+             ";column=" + std::to_string(o.column);
+      break;
+  }
+  return out;
+}
+
+std::string describe_input_options(std::string_view text) {
+  std::string out;
+  size_t start = 0;
+  for (bool first = true;; first = false) {
+    const size_t semi = text.find(';', start);
+    const std::string_view part =
+        text.substr(start, semi == std::string_view::npos ? std::string_view::npos : semi - start);
+    if (first) {
+      if (part != "lines" && part != "ndjson" && part != "delimited" && part != "csv") {
+        return std::string(text);
+      }
+      out = part;
+    } else {
+      const size_t eq = part.find('=');
+      if (eq == std::string_view::npos) return std::string(text);
+      const std::string_view name = part.substr(0, eq);
+      const std::string_view value = part.substr(eq + 1);
+      std::string decoded;
+      if (name == "field" && percent_decode(value, decoded)) {
+        out += decoded.empty() ? ", the whole line" : ", field " + decoded;
+      } else if (name == "delimiter") {
+        out += ", delimiter " + describe_delimiter(value);
+      } else if (name == "column") {
+        out += ", column " + std::string(value);
+      } else {
+        return std::string(text);
+      }
+    }
+    if (semi == std::string_view::npos) break;
+    start = semi + 1;
+  }
+  return out;
+}
+
 KeyReader::KeyReader(std::vector<std::string> inputs, InputOptions options)
-    : inputs_(std::move(inputs)), options_(options) {
+    : inputs_(std::move(inputs)), options_(std::move(options)) {
   if (inputs_.empty()) inputs_.push_back("-");
   if (options_.max_key_bytes == 0 || options_.max_key_bytes > kMaxMaxKeyBytes) {
     throw Error(ErrorCode::kInvalidArgument, "--max-key-bytes must be between 1 and 1GiB");
   }
-  buf_.resize(kReadBlock);
+  switch (options_.format) {
+    case InputFormat::kLines: break;
+    case InputFormat::kNdjson: json_ = std::make_unique<JsonField>(options_.field); break;
+    case InputFormat::kDelimited:
+    case InputFormat::kCsv:
+      if (options_.column == 0) {
+        throw Error(ErrorCode::kInvalidArgument, "--column: columns are numbered from 1");
+      }
+      if (options_.delimiter == '\n' || options_.delimiter == '\r' ||
+          (options_.format == InputFormat::kCsv && options_.delimiter == '"')) {
+        throw Error(ErrorCode::kInvalidArgument,
+                    "--delimiter: a line ending or (for csv) a double quote cannot be a delimiter");
+      }
+      break;
+  }
+  plain_ = options_.format == InputFormat::kLines && options_.normaliser.empty();
+  buf_.resize(kReadBlock + kJsonPadding);
 }
 
 KeyReader::~KeyReader() = default;
+
+uint64_t KeyReader::raw_bytes_read() const noexcept {
+  return raw_done_ + (source_ ? source_->raw_bytes_read() : 0);
+}
+
+uint64_t KeyReader::total_input_bytes() const {
+  uint64_t total = 0;
+  for (const std::string& path : inputs_) {
+    struct stat st;
+    const int rc = path == "-" ? ::fstat(STDIN_FILENO, &st) : ::stat(path.c_str(), &st);
+    if (rc != 0 || !S_ISREG(st.st_mode)) return 0;
+    total += static_cast<uint64_t>(st.st_size);
+  }
+  return total;
+}
 
 bool KeyReader::open_next_input() {
   if (next_input_ == inputs_.size()) return false;
@@ -40,14 +156,15 @@ bool KeyReader::open_next_input() {
 }
 
 bool KeyReader::fill() {
-  // Make room: move the partial line to the front, grow within the bound if still full.
+  // Make room: move the partial line to the front, grow within the bound if still full. The last
+  // kJsonPadding bytes of the buffer are never read into: simdjson may read past a line's end.
   if (begin_ != 0) {
     std::memmove(buf_.data(), buf_.data() + begin_, end_ - begin_);
     end_ -= begin_;
     begin_ = 0;
   }
-  if (end_ == buf_.size()) buf_.resize(buf_.size() + kReadBlock);
-  const size_t r = source_->read(buf_.data() + end_, buf_.size() - end_);
+  if (end_ + kJsonPadding == buf_.size()) buf_.resize(buf_.size() + kReadBlock);
+  const size_t r = source_->read(buf_.data() + end_, buf_.size() - kJsonPadding - end_);
   stats_.bytes += r;
   end_ += r;
   return r != 0;
@@ -55,9 +172,19 @@ bool KeyReader::fill() {
 
 bool KeyReader::next(KeyBatch& batch) {
   batch.clear();
+  arena_keys_.clear();
+  const bool more = next_records(batch);
+  for (const auto& [index, offset] : arena_keys_) {
+    batch.keys[index] = std::string_view(batch.arena.data() + offset, batch.keys[index].size());
+  }
+  return more;
+}
+
+bool KeyReader::next_records(KeyBatch& batch) {
   const uint64_t limit = options_.max_key_bytes;
+  const bool lines_format = options_.format == InputFormat::kLines;
   size_t scan_from = begin_;
-  while (batch.keys.size() < KeyBatch::kBatchSize) {
+  while (batch.records.size() < KeyBatch::kBatchSize) {
     if (!source_) {
       if (!open_next_input()) return !batch.keys.empty();
       scan_from = begin_;
@@ -70,6 +197,7 @@ bool KeyReader::next(KeyBatch& batch) {
       line_end = static_cast<size_t>(static_cast<const char*>(nl) - base);
     } else if (eof_) {
       if (begin_ == end_) {
+        raw_done_ += source_->raw_bytes_read();
         source_.reset();
         continue;
       }
@@ -77,11 +205,10 @@ bool KeyReader::next(KeyBatch& batch) {
     } else {
       // Need more bytes. A line longer than the limit (plus CR) is refused before it grows.
       if (end_ - begin_ > limit + 1) {
-        throw Error(ErrorCode::kLimitExceeded, name_ + ": line " + std::to_string(line_no_ + 1) +
-                                                   ": key longer than --max-key-bytes (" +
-                                                   std::to_string(limit) + " bytes)");
+        throw Error(ErrorCode::kLimitExceeded, line_too_long(name_, line_no_ + 1, limit, lines_format));
       }
-      if (!batch.keys.empty()) return true;  // compaction would move bytes the batch points at
+      // Compaction would move bytes the batch points at: hand out what there is first.
+      if (!batch.records.empty()) return true;
       const size_t scanned = end_ - begin_;
       if (!fill()) eof_ = true;
       scan_from = begin_ + scanned;
@@ -98,19 +225,69 @@ bool KeyReader::next(KeyBatch& batch) {
       if (line.substr(0, kUtf8Bom.size()) == kUtf8Bom) line.remove_prefix(kUtf8Bom.size());
     }
     if (line.size() > limit) {
-      throw Error(ErrorCode::kLimitExceeded, name_ + ": line " + std::to_string(line_no_) +
-                                                 ": key longer than --max-key-bytes (" +
-                                                 std::to_string(limit) + " bytes)");
+      throw Error(ErrorCode::kLimitExceeded, line_too_long(name_, line_no_, limit, lines_format));
     }
     if (line.empty()) {
       ++stats_.empty_lines;
       continue;
     }
-    ++stats_.keys;
-    batch.keys.push_back(line);
-    batch.records.push_back(line);
+    if (plain_) {
+      ++stats_.keys;
+      batch.keys.push_back(line);
+      batch.records.push_back(line);
+    } else {
+      add_record(line, batch);
+    }
   }
   return true;
+}
+
+void KeyReader::add_record(std::string_view line, KeyBatch& batch) {
+  std::string_view key = line;
+  std::string reason;
+  FieldResult result = FieldResult::kKey;
+  switch (options_.format) {
+    case InputFormat::kLines: break;
+    case InputFormat::kNdjson: result = json_->extract(line, field_scratch_, key, reason); break;
+    case InputFormat::kDelimited:
+    case InputFormat::kCsv:
+      result = delimited_field(line, options_.delimiter, options_.column,
+                               options_.format == InputFormat::kCsv, field_scratch_, key, reason);
+      break;
+  }
+  if (result == FieldResult::kBlank) {
+    ++stats_.empty_lines;
+    return;
+  }
+  if (result == FieldResult::kBad) {
+    bad_line(reason);
+    return;
+  }
+  if (!options_.normaliser.empty()) key = options_.normaliser.apply(key, norm_scratch_);
+  if (key.empty()) {
+    ++stats_.empty_keys;
+    return;
+  }
+  ++stats_.keys;
+  const std::less<const char*> before;
+  if (before(key.data(), buf_.data()) || !before(key.data(), buf_.data() + end_)) {
+    arena_keys_.emplace_back(batch.keys.size(), batch.arena.size());
+    batch.arena.append(key);
+  }
+  batch.keys.push_back(key);
+  batch.records.push_back(line);
+}
+
+void KeyReader::bad_line(const std::string& reason) {
+  std::string message = name_ + ": line " + std::to_string(line_no_) + ": " + reason;
+  if (!options_.skip_bad_lines) throw Error(ErrorCode::kBadInput, message);
+  ++stats_.bad_lines;
+  if (stats_.first_bad_line.empty()) stats_.first_bad_line = message;
+  if (stats_.bad_lines > options_.max_bad_lines) {
+    throw Error(ErrorCode::kLimitExceeded,
+                message + " (bad line " + std::to_string(stats_.bad_lines) +
+                    ", more than --max-bad-lines " + std::to_string(options_.max_bad_lines) + ")");
+  }
 }
 
 }  // namespace bloomtool

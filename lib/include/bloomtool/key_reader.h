@@ -1,42 +1,80 @@
 // Reading keys from files or standard input: zstd-compressed inputs are recognised by their magic
 // bytes, lines are split with memchr in large blocks (LF or CRLF, last line may lack a newline),
-// and keys are handed out in batches of views into the reader's buffer, with no per-key
-// allocation. Lines longer than the configured maximum are an error, so memory stays bounded.
+// and each line is a key (`lines`), or holds one in a JSON field (`ndjson`) or a column
+// (`delimited`, `csv`). Keys then pass through the chosen normalisation and are handed out in
+// batches of views, with no per-key allocation. Lines longer than the configured maximum are an
+// error, so memory stays bounded.
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "bloomtool/normalise.h"
 
 namespace bloomtool {
 
 inline constexpr uint64_t kDefaultMaxKeyBytes = 1ull << 20;  // 1 MiB
 inline constexpr uint64_t kMaxMaxKeyBytes = 1ull << 30;      // 1 GiB
 
-struct InputOptions {
-  uint64_t max_key_bytes = kDefaultMaxKeyBytes;
+enum class InputFormat {
+  kLines,      // the whole line is the key
+  kNdjson,     // one JSON value per line; the key is the string or number at `field`
+  kDelimited,  // the key is column `column` of the line split on `delimiter`; no quoting
+  kCsv,        // like kDelimited, with RFC 4180 double quotes within a line
 };
 
+struct InputOptions {
+  // Longest accepted line (record) in bytes; in `lines` format, the longest key.
+  uint64_t max_key_bytes = kDefaultMaxKeyBytes;
+  InputFormat format = InputFormat::kLines;
+  std::string field;      // kNdjson: RFC 6901 JSON pointer; "" is the whole value
+  char delimiter = '\t';  // kDelimited, kCsv
+  uint32_t column = 1;    // kDelimited, kCsv: 1-based
+  // Bad records (malformed JSON, missing field, too few columns) are counted and skipped instead
+  // of being an error; more than max_bad_lines of them is still an error.
+  bool skip_bad_lines = false;
+  uint64_t max_bad_lines = std::numeric_limits<uint64_t>::max();
+  Normaliser normaliser;
+};
+
+// Canonical text of the format options, for the filter file's `input_options` field
+// (docs/FORMAT.md): "lines", "ndjson;field=/user/email", "delimited;delimiter=%09;column=3".
+std::string input_options_text(const InputOptions& options);
+// The same for people: "ndjson, field /user/email". Text it cannot parse is returned unchanged.
+std::string describe_input_options(std::string_view text);
+// "lines", "ndjson", "delimited", "csv".
+const char* input_format_name(InputFormat format) noexcept;
+
 struct InputStats {
-  uint64_t lines = 0;        // lines read, empty ones included
+  uint64_t lines = 0;        // lines read, empty and bad ones included
   uint64_t keys = 0;         // keys handed out
-  uint64_t empty_lines = 0;  // lines skipped because they were empty
-  uint64_t bytes = 0;        // bytes read after decompression
+  uint64_t empty_lines = 0;  // lines skipped because they were empty (or blank, for ndjson)
+  uint64_t empty_keys = 0;   // records skipped because their key was empty after normalisation
+  uint64_t bad_lines = 0;    // records skipped as bad (only with skip_bad_lines)
+  std::string first_bad_line;  // "<path>: line N: <reason>" of the first of them
+  uint64_t bytes = 0;          // bytes read after decompression
 };
 
 // Up to kBatchSize keys; each view stays valid until the next call to KeyReader::next().
 struct KeyBatch {
   static constexpr size_t kBatchSize = 4096;
   std::vector<std::string_view> keys;
-  // The whole input record each key came from (for `lines` input, the key itself).
+  // The whole input record each key came from (the line, without its line ending).
   std::vector<std::string_view> records;
+  // Storage for keys that are not a slice of their record (unescaped, normalised).
+  std::string arena;
   void clear() {
     keys.clear();
     records.clear();
+    arena.clear();
   }
 };
+
+class JsonField;
 
 class ByteSource;
 
@@ -54,10 +92,20 @@ class KeyReader {
   const InputStats& stats() const noexcept { return stats_; }
   // The input currently being read, as named in messages ("<stdin>" for standard input).
   const std::string& current_name() const noexcept { return name_; }
+  // Bytes consumed from the input files so far: compressed bytes for zstd inputs, so that it
+  // compares with total_input_bytes().
+  uint64_t raw_bytes_read() const noexcept;
+  // The summed size of the inputs when every one is a regular file (stdin redirected from a
+  // file included); 0 when any size is unknown (a pipe, a terminal).
+  uint64_t total_input_bytes() const;
 
  private:
   bool open_next_input();
   bool fill();  // reads more bytes; false at end of the current input
+  bool next_records(KeyBatch& batch);
+  // Takes the key out of a non-empty line of a non-trivial format and adds it to the batch.
+  void add_record(std::string_view line, KeyBatch& batch);
+  void bad_line(const std::string& reason);
 
   std::vector<std::string> inputs_;
   InputOptions options_;
@@ -70,6 +118,12 @@ class KeyReader {
   bool eof_ = false;
   bool at_input_start_ = false;
   uint64_t line_no_ = 0;  // line number within the current input
+  uint64_t raw_done_ = 0;  // raw bytes of the inputs already closed
+  bool plain_ = true;      // lines format without normalisation: every line is its own key
+  std::unique_ptr<JsonField> json_;
+  std::string field_scratch_;
+  NormScratch norm_scratch_;
+  std::vector<std::pair<size_t, size_t>> arena_keys_;  // (index in batch, offset in arena)
   InputStats stats_;
 };
 

@@ -1,0 +1,48 @@
+// The progress line on stderr for long reads: bytes read of the total (when every input is a
+// regular file), keys, keys per second and the time left, rewritten in place with '\r' at most
+// four times a second. Never on stdout.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+
+#include "bloomtool/key_reader.h"
+
+namespace bloomtool::cli {
+
+// Whether to show progress: --progress forces it, quiet silences it, otherwise only when stderr is
+// a terminal and, for commands that print results (`results_on_stdout`), stdout is not.
+bool want_progress(bool forced, bool quiet, bool results_on_stdout);
+
+class Progress {
+ public:
+  // `reader` must outlive this object. With `enabled` false every call does nothing.
+  Progress(const KeyReader& reader, bool enabled, bool forced);
+  ~Progress();
+  Progress(const Progress&) = delete;
+  Progress& operator=(const Progress&) = delete;
+
+  // Call once per batch: redraws the line when 0.25 s have passed since the last time.
+  void tick() {
+    if (enabled_) maybe_draw();
+  }
+  // Draws the final state (always when forced, else only if a line is already showing) and ends
+  // the line, so what follows on stderr starts on a fresh one.
+  void finish();
+
+ private:
+  void maybe_draw();
+  void draw(std::chrono::steady_clock::time_point now);
+
+  const KeyReader& reader_;
+  bool enabled_;
+  bool forced_;
+  bool shown_ = false;
+  uint64_t total_ = 0;
+  size_t last_width_ = 0;
+  std::chrono::steady_clock::time_point start_;
+  std::chrono::steady_clock::time_point last_;
+};
+
+}  // namespace bloomtool::cli
