@@ -75,6 +75,7 @@ void InputArgs::add_to(CLI::App& app, const char* inputs_help, bool normalisatio
                  "Remove this prefix from keys that start with it (repeatable; applied in order, "
                  "after --trim and --lowercase)")
       ->type_name("TEXT")
+      ->allow_extra_args(false)
       ->group(kNormGroup);
   app.add_option("--normalize", normalize,
                  "Preset applied last: email, phone or url (see bloomtool-build(1))")
