@@ -195,7 +195,8 @@ int run_build(const BuildOptions& o) {
 
   if (!o.quiet) {
     const double n_model = static_cast<double>(distinct);
-    std::string input_lines = fmt::format("  input           {}\n", describe_input_options(h.input_options));
+    std::string input_lines =
+        fmt::format("  input           {}\n", describe_input_options(h.input_options));
     if (!input_options.normaliser.empty()) {
       input_lines += fmt::format("  normalisation   {}\n", input_options.normaliser.describe());
     }
@@ -219,10 +220,10 @@ int run_build(const BuildOptions& o) {
                "  model p         {:.6g} for {} distinct keys\n"
                "  file size       {} ({} bytes)\n",
                o.output == "-" ? "<stdout>" : o.output, bloom_variant_name(plan.variant),
-               input_lines, in.keys, distinct,
-               distinct_exact ? "exact" : "estimated from the fill", h.m, format_bytes(h.m / 8),
-               h.k, distinct ? m / n_model : 0.0, model_fpr(plan.variant, m, n_model, k), distinct,
-               format_bytes(file_bytes), file_bytes);
+               input_lines, in.keys, distinct, distinct_exact ? "exact" : "estimated from the fill",
+               h.m, format_bytes(h.m / 8), h.k, distinct ? m / n_model : 0.0,
+               model_fpr(plan.variant, m, n_model, k), distinct, format_bytes(file_bytes),
+               file_bytes);
   }
   return kExitOk;
 }

@@ -69,8 +69,7 @@ int run_query(const QueryOptions& o) {
 Command register_query(CLI::App& root) {
   auto o = std::make_shared<QueryOptions>();
   CLI::App* app = root.add_subcommand(
-      "query",
-      "Print the input records whose key a filter may contain (or, with --absent, lacks)");
+      "query", "Print the input records whose key a filter may contain (or, with --absent, lacks)");
   app->add_option("filter", o->filter, "Filter file (any kind bloomtool writes)")
       ->required()
       ->type_name("FILTER");

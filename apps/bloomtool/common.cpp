@@ -152,8 +152,8 @@ InputOptions InputArgs::options() const {
   if (lowercase) steps.push_back({NormStepKind::kLowercase, {}});
   for (const std::string& prefix : strip_prefixes) {
     if (prefix.empty()) throw Error(ErrorCode::kInvalidArgument, "--strip-prefix: empty prefix");
-    if (lowercase && std::any_of(prefix.begin(), prefix.end(),
-                                 [](char c) { return c >= 'A' && c <= 'Z'; })) {
+    if (lowercase &&
+        std::any_of(prefix.begin(), prefix.end(), [](char c) { return c >= 'A' && c <= 'Z'; })) {
       throw Error(ErrorCode::kInvalidArgument,
                   "--strip-prefix: '" + prefix +
                       "' has upper-case letters, so it never matches after --lowercase");

@@ -25,7 +25,8 @@ constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
 std::string line_too_long(const std::string& name, uint64_t line_no, uint64_t limit,
                           bool lines_format) {
   return name + ": line " + std::to_string(line_no) +
-         (lines_format ? ": key longer than --max-key-bytes (" : ": line longer than --max-key-bytes (") +
+         (lines_format ? ": key longer than --max-key-bytes ("
+                       : ": line longer than --max-key-bytes (") +
          std::to_string(limit) + " bytes)";
 }
 
@@ -45,10 +46,14 @@ std::string describe_delimiter(std::string_view encoded) {
 
 const char* input_format_name(InputFormat format) noexcept {
   switch (format) {
-    case InputFormat::kLines: return "lines";
-    case InputFormat::kNdjson: return "ndjson";
-    case InputFormat::kDelimited: return "delimited";
-    case InputFormat::kCsv: return "csv";
+    case InputFormat::kLines:
+      return "lines";
+    case InputFormat::kNdjson:
+      return "ndjson";
+    case InputFormat::kDelimited:
+      return "delimited";
+    case InputFormat::kCsv:
+      return "csv";
   }
   return "lines";
 }
@@ -56,8 +61,11 @@ const char* input_format_name(InputFormat format) noexcept {
 std::string input_options_text(const InputOptions& o) {
   std::string out = input_format_name(o.format);
   switch (o.format) {
-    case InputFormat::kLines: break;
-    case InputFormat::kNdjson: out += ";field=" + percent_encode(o.field); break;
+    case InputFormat::kLines:
+      break;
+    case InputFormat::kNdjson:
+      out += ";field=" + percent_encode(o.field);
+      break;
     case InputFormat::kDelimited:
     case InputFormat::kCsv:
       out += ";delimiter=" + percent_encode(std::string_view(&o.delimiter, 1)) +
@@ -108,8 +116,11 @@ KeyReader::KeyReader(std::vector<std::string> inputs, InputOptions options)
     throw Error(ErrorCode::kInvalidArgument, "--max-key-bytes must be between 1 and 1GiB");
   }
   switch (options_.format) {
-    case InputFormat::kLines: break;
-    case InputFormat::kNdjson: json_ = std::make_unique<JsonField>(options_.field); break;
+    case InputFormat::kLines:
+      break;
+    case InputFormat::kNdjson:
+      json_ = std::make_unique<JsonField>(options_.field);
+      break;
     case InputFormat::kDelimited:
     case InputFormat::kCsv:
       if (options_.column == 0) {
@@ -205,7 +216,8 @@ bool KeyReader::next_records(KeyBatch& batch) {
     } else {
       // Need more bytes. A line longer than the limit (plus CR) is refused before it grows.
       if (end_ - begin_ > limit + 1) {
-        throw Error(ErrorCode::kLimitExceeded, line_too_long(name_, line_no_ + 1, limit, lines_format));
+        throw Error(ErrorCode::kLimitExceeded,
+                    line_too_long(name_, line_no_ + 1, limit, lines_format));
       }
       // Compaction would move bytes the batch points at: hand out what there is first.
       if (!batch.records.empty()) return true;
@@ -247,8 +259,11 @@ void KeyReader::add_record(std::string_view line, KeyBatch& batch) {
   std::string reason;
   FieldResult result = FieldResult::kKey;
   switch (options_.format) {
-    case InputFormat::kLines: break;
-    case InputFormat::kNdjson: result = json_->extract(line, field_scratch_, key, reason); break;
+    case InputFormat::kLines:
+      break;
+    case InputFormat::kNdjson:
+      result = json_->extract(line, field_scratch_, key, reason);
+      break;
     case InputFormat::kDelimited:
     case InputFormat::kCsv:
       result = delimited_field(line, options_.delimiter, options_.column,

@@ -17,9 +17,15 @@ constexpr std::string_view kStripPrefix = "strip-prefix=";
 bool is_space(char c) noexcept {
   return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
 }
-bool is_upper(char c) noexcept { return c >= 'A' && c <= 'Z'; }
-bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
-char to_lower(char c) noexcept { return is_upper(c) ? static_cast<char>(c + ('a' - 'A')) : c; }
+bool is_upper(char c) noexcept {
+  return c >= 'A' && c <= 'Z';
+}
+bool is_digit(char c) noexcept {
+  return c >= '0' && c <= '9';
+}
+char to_lower(char c) noexcept {
+  return is_upper(c) ? static_cast<char>(c + ('a' - 'A')) : c;
+}
 
 std::string_view trim(std::string_view s) noexcept {
   while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
@@ -70,8 +76,8 @@ std::string_view phone(std::string_view key, NormScratch& s) {
 
 // Default ports of the schemes whose port the url preset drops.
 bool is_default_port(std::string_view scheme, std::string_view port) noexcept {
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 5> kPorts{{
-      {"http", "80"}, {"https", "443"}, {"ws", "80"}, {"wss", "443"}, {"ftp", "21"}}};
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 5> kPorts{
+      {{"http", "80"}, {"https", "443"}, {"ws", "80"}, {"wss", "443"}, {"ftp", "21"}}};
   for (const auto& [sch, p] : kPorts) {
     if (sch == scheme && p == port) return true;
   }
@@ -91,8 +97,7 @@ std::string_view url(std::string_view key, NormScratch& s) {
     bool ok = (key[0] >= 'a' && key[0] <= 'z') || is_upper(key[0]);
     for (size_t i = 1; ok && i < sep; ++i) {
       const char c = key[i];
-      ok = (c >= 'a' && c <= 'z') || is_upper(c) || is_digit(c) || c == '+' || c == '-' ||
-           c == '.';
+      ok = (c >= 'a' && c <= 'z') || is_upper(c) || is_digit(c) || c == '+' || c == '-' || c == '.';
     }
     if (ok) {
       for (size_t i = 0; i < sep; ++i) out.push_back(to_lower(key[i]));
@@ -115,9 +120,8 @@ std::string_view url(std::string_view key, NormScratch& s) {
   std::string_view port;
   const size_t colon = authority.rfind(':');
   const size_t bracket = authority.rfind(']');
-  const bool has_port =
-      scheme_len != 0 && colon != std::string_view::npos &&
-      (bracket == std::string_view::npos || colon > bracket);
+  const bool has_port = scheme_len != 0 && colon != std::string_view::npos &&
+                        (bracket == std::string_view::npos || colon > bracket);
   if (has_port) {
     host = authority.substr(0, colon);
     port = authority.substr(colon + 1);
@@ -215,15 +219,15 @@ Normaliser Normaliser::parse(std::string_view text, const std::string& path) {
   std::vector<NormStep> steps;
   if (text.empty()) return Normaliser();
   const auto unsupported = [&] {
-    return Error(ErrorCode::kUnsupported,
-                 path + ": unsupported key normalisation '" + std::string(text) +
-                     "' (written by a newer bloomtool?)");
+    return Error(ErrorCode::kUnsupported, path + ": unsupported key normalisation '" +
+                                              std::string(text) +
+                                              "' (written by a newer bloomtool?)");
   };
   size_t start = 0;
   for (;;) {
     const size_t comma = text.find(',', start);
-    const std::string_view step =
-        text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    const std::string_view step = text.substr(
+        start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
     if (step == "trim") {
       steps.push_back({NormStepKind::kTrim, {}});
     } else if (step == "lowercase") {
@@ -254,15 +258,25 @@ std::string Normaliser::to_string() const {
   for (const NormStep& s : steps_) {
     if (!out.empty()) out += ',';
     switch (s.kind) {
-      case NormStepKind::kTrim: out += "trim"; break;
-      case NormStepKind::kLowercase: out += "lowercase"; break;
+      case NormStepKind::kTrim:
+        out += "trim";
+        break;
+      case NormStepKind::kLowercase:
+        out += "lowercase";
+        break;
       case NormStepKind::kStripPrefix:
         out += kStripPrefix;
         out += percent_encode(s.arg);
         break;
-      case NormStepKind::kEmail: out += "email"; break;
-      case NormStepKind::kPhone: out += "phone"; break;
-      case NormStepKind::kUrl: out += "url"; break;
+      case NormStepKind::kEmail:
+        out += "email";
+        break;
+      case NormStepKind::kPhone:
+        out += "phone";
+        break;
+      case NormStepKind::kUrl:
+        out += "url";
+        break;
     }
   }
   return out;
@@ -274,11 +288,21 @@ std::string Normaliser::describe() const {
   for (const NormStep& s : steps_) {
     if (!out.empty()) out += ", then ";
     switch (s.kind) {
-      case NormStepKind::kTrim: out += "trim ASCII whitespace"; break;
-      case NormStepKind::kLowercase: out += "lowercase ASCII letters"; break;
-      case NormStepKind::kStripPrefix: out += "strip prefix " + quoted(s.arg); break;
-      case NormStepKind::kEmail: out += "email (trim, lowercase, drop \"mailto:\")"; break;
-      case NormStepKind::kPhone: out += "phone (digits, and a leading +)"; break;
+      case NormStepKind::kTrim:
+        out += "trim ASCII whitespace";
+        break;
+      case NormStepKind::kLowercase:
+        out += "lowercase ASCII letters";
+        break;
+      case NormStepKind::kStripPrefix:
+        out += "strip prefix " + quoted(s.arg);
+        break;
+      case NormStepKind::kEmail:
+        out += "email (trim, lowercase, drop \"mailto:\")";
+        break;
+      case NormStepKind::kPhone:
+        out += "phone (digits, and a leading +)";
+        break;
       case NormStepKind::kUrl:
         out += "url (lowercase scheme and host; drop default port, fragment, trailing /)";
         break;
@@ -290,14 +314,24 @@ std::string Normaliser::describe() const {
 std::string_view Normaliser::apply(std::string_view key, NormScratch& scratch) const {
   for (const NormStep& s : steps_) {
     switch (s.kind) {
-      case NormStepKind::kTrim: key = trim(key); break;
-      case NormStepKind::kLowercase: key = lowercase(key, scratch); break;
+      case NormStepKind::kTrim:
+        key = trim(key);
+        break;
+      case NormStepKind::kLowercase:
+        key = lowercase(key, scratch);
+        break;
       case NormStepKind::kStripPrefix:
         if (key.substr(0, s.arg.size()) == s.arg) key.remove_prefix(s.arg.size());
         break;
-      case NormStepKind::kEmail: key = email(key, scratch); break;
-      case NormStepKind::kPhone: key = phone(key, scratch); break;
-      case NormStepKind::kUrl: key = url(key, scratch); break;
+      case NormStepKind::kEmail:
+        key = email(key, scratch);
+        break;
+      case NormStepKind::kPhone:
+        key = phone(key, scratch);
+        break;
+      case NormStepKind::kUrl:
+        key = url(key, scratch);
+        break;
     }
   }
   return key;

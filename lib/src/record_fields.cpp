@@ -20,31 +20,43 @@ namespace {
 // different codes for the same bad input, so the families are coarse enough to stay stable.
 const char* json_error_reason(simdjson::error_code e) noexcept {
   switch (e) {
-    case simdjson::UTF8_ERROR: return "not valid JSON (invalid UTF-8)";
+    case simdjson::UTF8_ERROR:
+      return "not valid JSON (invalid UTF-8)";
     case simdjson::STRING_ERROR:
     case simdjson::UNESCAPED_CHARS:
-    case simdjson::UNCLOSED_STRING: return "not valid JSON (bad string)";
+    case simdjson::UNCLOSED_STRING:
+      return "not valid JSON (bad string)";
     case simdjson::T_ATOM_ERROR:
     case simdjson::F_ATOM_ERROR:
-    case simdjson::N_ATOM_ERROR: return "not valid JSON (bad literal)";
+    case simdjson::N_ATOM_ERROR:
+      return "not valid JSON (bad literal)";
     case simdjson::NUMBER_ERROR:
     case simdjson::NUMBER_OUT_OF_RANGE:
       return "not valid JSON (bad number, or beyond 64-bit range)";
-    case simdjson::DEPTH_ERROR: return "not valid JSON (nested too deeply)";
-    case simdjson::MEMALLOC: return "out of memory parsing JSON";
-    case simdjson::CAPACITY: return "JSON line too large";
-    default: return "not valid JSON (bad structure)";
+    case simdjson::DEPTH_ERROR:
+      return "not valid JSON (nested too deeply)";
+    case simdjson::MEMALLOC:
+      return "out of memory parsing JSON";
+    case simdjson::CAPACITY:
+      return "JSON line too large";
+    default:
+      return "not valid JSON (bad structure)";
   }
 }
 
 const char* json_type_name(simdjson::dom::element_type t) noexcept {
   using T = simdjson::dom::element_type;
   switch (t) {
-    case T::ARRAY: return "an array";
-    case T::OBJECT: return "an object";
-    case T::BOOL: return "a boolean";
-    case T::NULL_VALUE: return "null";
-    default: return "a scalar";
+    case T::ARRAY:
+      return "an array";
+    case T::OBJECT:
+      return "an object";
+    case T::BOOL:
+      return "a boolean";
+    case T::NULL_VALUE:
+      return "null";
+    default:
+      return "a scalar";
   }
 }
 
@@ -57,11 +69,13 @@ bool valid_json_pointer(std::string_view p) noexcept {
   return true;
 }
 
-bool is_json_space(char c) noexcept { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+bool is_json_space(char c) noexcept {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
 
 std::string column_count_reason(uint32_t have, uint32_t column) {
-  return "only " + std::to_string(have) + (have == 1 ? " column" : " columns") +
-         " (--column " + std::to_string(column) + ")";
+  return "only " + std::to_string(have) + (have == 1 ? " column" : " columns") + " (--column " +
+         std::to_string(column) + ")";
 }
 
 }  // namespace
@@ -125,7 +139,9 @@ FieldResult JsonField::extract(std::string_view line, std::string& scratch, std:
   }
   using T = simdjson::dom::element_type;
   switch (v.type()) {
-    case T::STRING: key = v.get_string().value_unsafe(); return FieldResult::kKey;
+    case T::STRING:
+      key = v.get_string().value_unsafe();
+      return FieldResult::kKey;
     case T::INT64:
       scratch.clear();
       append_canonical_int(v.get_int64().value_unsafe(), scratch);
@@ -142,8 +158,8 @@ FieldResult JsonField::extract(std::string_view line, std::string& scratch, std:
       key = scratch;
       return FieldResult::kKey;
     default:
-      reason = (pointer.empty() ? std::string("the line") : "field " + pointer) +
-               " is " + json_type_name(v.type()) + ", not a string or a number";
+      reason = (pointer.empty() ? std::string("the line") : "field " + pointer) + " is " +
+               json_type_name(v.type()) + ", not a string or a number";
       return FieldResult::kBad;
   }
 }
@@ -164,7 +180,8 @@ FieldResult delimited_field(std::string_view line, char delimiter, uint32_t colu
       pos = static_cast<size_t>(static_cast<const char*>(d) - data) + 1;
     }
     const void* d = std::memchr(data + pos, delimiter, size - pos);
-    const size_t end = d != nullptr ? static_cast<size_t>(static_cast<const char*>(d) - data) : size;
+    const size_t end =
+        d != nullptr ? static_cast<size_t>(static_cast<const char*>(d) - data) : size;
     key = line.substr(pos, end - pos);
     return FieldResult::kKey;
   }

@@ -94,8 +94,7 @@ TEST_CASE("canonical text round-trips, with free text percent-encoded") {
                       {NormStepKind::kPhone, {}},
                       {NormStepKind::kUrl, {}}});
   const std::string text = n.to_string();
-  CHECK(text ==
-        "trim,lowercase,strip-prefix=a%2Cb%3Bc%3Dd%25e%20f%01%FF%00,email,phone,url");
+  CHECK(text == "trim,lowercase,strip-prefix=a%2Cb%3Bc%3Dd%25e%20f%01%FF%00,email,phone,url");
   CHECK(Normaliser::parse(text, "f").steps() == n.steps());
   CHECK(Normaliser::parse("", "f").empty());
   CHECK(Normaliser().to_string().empty());

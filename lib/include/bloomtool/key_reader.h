@@ -50,11 +50,11 @@ std::string describe_input_options(std::string_view text);
 const char* input_format_name(InputFormat format) noexcept;
 
 struct InputStats {
-  uint64_t lines = 0;        // lines read, empty and bad ones included
-  uint64_t keys = 0;         // keys handed out
-  uint64_t empty_lines = 0;  // lines skipped because they were empty (or blank, for ndjson)
-  uint64_t empty_keys = 0;   // records skipped because their key was empty after normalisation
-  uint64_t bad_lines = 0;    // records skipped as bad (only with skip_bad_lines)
+  uint64_t lines = 0;          // lines read, empty and bad ones included
+  uint64_t keys = 0;           // keys handed out
+  uint64_t empty_lines = 0;    // lines skipped because they were empty (or blank, for ndjson)
+  uint64_t empty_keys = 0;     // records skipped because their key was empty after normalisation
+  uint64_t bad_lines = 0;      // records skipped as bad (only with skip_bad_lines)
   std::string first_bad_line;  // "<path>: line N: <reason>" of the first of them
   uint64_t bytes = 0;          // bytes read after decompression
 };
@@ -117,7 +117,7 @@ class KeyReader {
   size_t end_ = 0;    // one past the last valid byte
   bool eof_ = false;
   bool at_input_start_ = false;
-  uint64_t line_no_ = 0;  // line number within the current input
+  uint64_t line_no_ = 0;   // line number within the current input
   uint64_t raw_done_ = 0;  // raw bytes of the inputs already closed
   bool plain_ = true;      // lines format without normalisation: every line is its own key
   std::unique_ptr<JsonField> json_;
