@@ -18,12 +18,13 @@ ROWS=0
 row() {
   local name=$1 input=$2 args=$3 rc=$4 expect=$5 probe=${6-} matches=${7-}
   local -a argv
+  # The second pass only re-runs the NDJSON rows, whose messages come from simdjson.
+  if [ -n "${JSON_ONLY-}" ] && [[ $args != *--field* && $args != *ndjson* ]]; then return 0; fi
   ROWS=$((ROWS + 1))
   name="$name${SIMDJSON_FORCE_IMPLEMENTATION:+ (simdjson $SIMDJSON_FORCE_IMPLEMENTATION)}"
   read -ra argv <<<"$args"
   rm -f in in.bf
   if [[ $input == @big:* ]]; then
-    [ -z "${SKIP_BIG-}" ] || return 0
     IFS=: read -r _ n ch <<<"$input"
     run "$BT" build -o in.bf "${argv[@]}" - < <(head -c "$n" /dev/zero | tr '\0' "$ch")
   else
@@ -166,5 +167,5 @@ table
 [ "$ROWS" -ge 30 ] || fail "only $ROWS rows"
 echo "$ROWS input edge cases"
 # simdjson may pick another kernel on another CPU: the messages must not depend on it.
-SKIP_BIG=1 SIMDJSON_FORCE_IMPLEMENTATION=fallback table
+JSON_ONLY=1 SIMDJSON_FORCE_IMPLEMENTATION=fallback table
 finish
