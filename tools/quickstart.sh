@@ -7,8 +7,7 @@ cd "$(dirname "$0")/.."
 
 mode=${1:-demo}
 packages=(cmake g++ make pkg-config libcli11-dev libfmt-dev libsimdjson-dev libzstd-dev zstd
-          catch2 libxxhash-dev groff-base man-db parallel time valgrind clang-14 libclang-rt-14-dev
-          python3)
+          catch2 libxxhash-dev groff-base man-db parallel time valgrind clang-14 libclang-rt-14-dev)
 
 install_missing() {
   local missing=()

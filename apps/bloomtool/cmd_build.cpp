@@ -9,10 +9,10 @@
 
 #include "bloomtool/batch_pipeline.h"
 #include "bloomtool/bloom.h"
-#include "bloomtool/hash_sort.h"
 #include "bloomtool/error.h"
 #include "bloomtool/filter_file.h"
 #include "bloomtool/hash.h"
+#include "bloomtool/hash_sort.h"
 #include "bloomtool/model.h"
 #include "bloomtool/units.h"
 #include "bloomtool/version.h"
@@ -161,8 +161,9 @@ int run_build(const BuildOptions& o) {
   const double k = filter->k();
   if (!distinct_exact) {
     const double x = static_cast<double>(filter->set_bit_count());
-    const double est = plan.variant == BloomVariant::kStandard ? model::bloom_fill_distinct(x, m, k)
-                                                                : model::blocked_fill_distinct(x, m, k);
+    const double est = plan.variant == BloomVariant::kStandard
+                           ? model::bloom_fill_distinct(x, m, k)
+                           : model::blocked_fill_distinct(x, m, k);
     distinct = std::isfinite(est) ? static_cast<uint64_t>(std::llround(est)) : in.keys;
     distinct = std::min<uint64_t>(distinct, in.keys);
   }
@@ -258,7 +259,8 @@ Command register_build(CLI::App& root) {
   app->add_flag("--allow-overfill", o->allow_overfill,
                 "Write the filter even when distinct keys exceed -n by more than 20%");
   app->add_flag("-q,--quiet", o->quiet, "Print nothing but errors (no summary, no progress)");
-  app->add_option("--threads", o->threads, "Worker threads (default: all cores); the output is the same for any number")
+  app->add_option("--threads", o->threads,
+                  "Worker threads (default: all cores); the output is the same for any number")
       ->type_name("T");
   o->input.add_to(*app, "Key files ('-' or none: stdin); zstd-compressed files are recognised");
   return {app, [o] { return run_build(*o); }};

@@ -78,7 +78,8 @@ Command register_query(CLI::App& root) {
   app->add_flag("-c,--count", o->count, "Print only the number of matching records");
   app->add_flag("-q,--quiet", o->quiet,
                 "Print nothing (no progress, no warnings); exit 0 at the first match");
-  app->add_option("--threads", o->threads, "Worker threads (default: all cores); output order is the input order")
+  app->add_option("--threads", o->threads,
+                  "Worker threads (default: all cores); output order is the input order")
       ->type_name("T");
   o->input.add_to(*app, "Key files ('-' or none: stdin); zstd-compressed files are recognised",
                   false);
