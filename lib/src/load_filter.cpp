@@ -6,6 +6,7 @@
 #include "bloomtool/error.h"
 #include "bloomtool/hash.h"
 #include "bloomtool/model.h"
+#include "bloomtool/xor_filter.h"
 
 namespace bloomtool {
 
@@ -24,6 +25,31 @@ std::unique_ptr<Filter> make_bloom(FilterFileContents& c, const std::string& pat
   }
   return std::make_unique<BloomFilter>(h.m, h.k, static_cast<BloomVariant>(h.variant),
                                        std::move(c.payload));
+}
+
+std::unique_ptr<Filter> make_xor(FilterFileContents& c, XorLayout layout, const std::string& path) {
+  const FilterHeader& h = c.header;
+  const char* kind = filter_kind_name(h.kind);
+  if (h.variant != 0) {
+    throw Error(ErrorCode::kUnsupported,
+                path + ": unsupported: " + kind + " variant " + std::to_string(h.variant));
+  }
+  if (h.k != 8 && h.k != 16) {
+    throw Error(ErrorCode::kUnsupported,
+                path + ": unsupported: " + kind + " fingerprint width " + std::to_string(h.k));
+  }
+  XorParams p;
+  const std::string why = xor_params_from_file(layout, h.k, h.m, h.kind_params, p);
+  if (!why.empty()) corrupt(path, why);
+  if (h.payload_raw_bytes != xor_payload_words(p) * 8) {
+    corrupt(path, "payload length " + std::to_string(h.payload_raw_bytes) + " does not match " +
+                      std::to_string(h.m) + " slots of " + std::to_string(h.k) + " bits");
+  }
+  try {
+    return std::make_unique<XorFilter>(p, std::move(c.payload));
+  } catch (const Error& e) {
+    corrupt(path, e.what());
+  }
 }
 
 }  // namespace
@@ -56,6 +82,12 @@ LoadedFilter make_filter(FilterFileContents contents, const std::string& path) {
   switch (contents.header.kind) {
     case FilterKind::kBloom:
       out.filter = make_bloom(contents, path);
+      break;
+    case FilterKind::kXor:
+      out.filter = make_xor(contents, XorLayout::kXor, path);
+      break;
+    case FilterKind::kBinaryFuse:
+      out.filter = make_xor(contents, XorLayout::kFuse, path);
       break;
     default:
       throw Error(ErrorCode::kUnsupported,

@@ -1,0 +1,155 @@
+// `bloomtool xor-build`: reads keys, keeps one 64-bit hash per key, builds a static binary fuse
+// (default) or xor filter from the distinct hashes, writes it atomically and prints a summary on
+// stderr. Construction either succeeds within --max-attempts seeds or fails with exit status 2,
+// leaving any previous output file untouched.
+#include <cmath>
+#include <memory>
+
+#include "bloomtool/error.h"
+#include "bloomtool/filter_file.h"
+#include "bloomtool/hash.h"
+#include "bloomtool/model.h"
+#include "bloomtool/units.h"
+#include "bloomtool/version.h"
+#include "bloomtool/xor_filter.h"
+#include "common.h"
+
+namespace bloomtool::cli {
+
+namespace {
+
+struct XorBuildCliOptions {
+  std::string output;
+  std::string fingerprint = "8";
+  std::string layout = "fuse";
+  std::string max_attempts = std::to_string(kXorDefaultMaxAttempts);
+  std::string label;
+  std::string created;
+  bool quiet = false;
+  InputArgs input;
+};
+
+XorBuildOptions parse_options(const XorBuildCliOptions& o) {
+  XorBuildOptions b;
+  b.layout = parse_xor_layout(o.layout);
+  if (o.fingerprint == "8") {
+    b.fingerprint_bits = 8;
+  } else if (o.fingerprint == "16") {
+    b.fingerprint_bits = 16;
+  } else {
+    throw Error(ErrorCode::kInvalidArgument,
+                "--fingerprint: must be 8 or 16, not '" + o.fingerprint + "'");
+  }
+  const uint64_t attempts = parse_count(o.max_attempts, "--max-attempts");
+  if (attempts == 0 || attempts > 10000)
+    throw Error(ErrorCode::kInvalidArgument, "--max-attempts: must be between 1 and 10000");
+  b.max_attempts = static_cast<uint32_t>(attempts);
+  return b;
+}
+
+const char* layout_title(XorLayout layout) {
+  return layout == XorLayout::kFuse ? "binary fuse" : "xor";
+}
+
+int run_xor_build(const XorBuildCliOptions& o) {
+  const XorBuildOptions options = parse_options(o);
+  const InputOptions input_options = o.input.options();
+  const int64_t created = creation_time(o.created);
+  check_output_path(o.output);
+  const std::string out_name = o.output == "-" ? "<stdout>" : o.output;
+
+  KeyReader reader(o.input.inputs, input_options);
+  KeyBatch batch;
+  std::vector<uint64_t> hashes;
+  const uint64_t seed = kDefaultSeed;
+  while (reader.next(batch)) {
+    for (std::string_view key : batch.keys) hashes.push_back(hash_key(key, seed));
+  }
+  XorBuildResult built;
+  try {
+    built = build_xor_filter(hashes, options);
+  } catch (const Error& e) {
+    if (e.code() != ErrorCode::kLimitExceeded) throw;
+    throw Error(e.code(), out_name + ": " + e.what() + "; nothing written");
+  }
+  std::vector<uint64_t>().swap(hashes);
+  const XorFilter& filter = *built.filter;
+  const XorParams& p = filter.params();
+
+  const InputStats& in = reader.stats();
+  FilterHeader h;
+  h.kind = xor_filter_kind(options.layout);
+  h.variant = 0;
+  h.hash_id = kHashXxh3_64;
+  h.seed = seed;
+  h.m = p.slots;
+  h.k = p.fingerprint_bits;
+  h.kind_params = p.kind_params();
+  h.lines_read = in.lines;
+  h.keys_added = in.keys;
+  h.empty_lines = in.empty_lines;
+  h.distinct_estimate = built.distinct;
+  h.created_unix = created;
+  h.tool_version = std::string("bloomtool ") + kToolVersion;
+  h.label = o.label;
+  h.input_options = "lines";
+  const uint64_t file_bytes =
+      write_filter_file(o.output, h, filter.words(), filter.words().size() * 8);
+
+  if (!o.quiet) {
+    const double bits = static_cast<double>(p.slots) * p.fingerprint_bits;
+    const std::string geometry =
+        options.layout == XorLayout::kFuse
+            ? fmt::format("{} segments of {}", p.segment_count + 2, p.segment_length)
+            : fmt::format("3 blocks of {}", p.segment_length);
+    fmt::print(stderr,
+               "bloomtool: wrote {}: {} ({}-bit fingerprints)\n"
+               "  lines read      {}\n"
+               "  empty lines     {} (skipped)\n"
+               "  keys added      {}\n"
+               "  duplicates      {} (removed)\n"
+               "  distinct keys   {} (exact)\n"
+               "  slots           {} ({})\n"
+               "  bits per key    {:.2f} (lower bound {} for the model p)\n"
+               "  model p         {:.6g} (2^-{})\n"
+               "  attempts        {}\n"
+               "  file size       {} ({} bytes)\n",
+               out_name, layout_title(options.layout), p.fingerprint_bits, in.lines, in.empty_lines,
+               in.keys, built.duplicates, built.distinct, p.slots, geometry,
+               built.distinct ? bits / static_cast<double>(built.distinct) : 0.0,
+               p.fingerprint_bits, model::xor_fpr(p.fingerprint_bits), p.fingerprint_bits,
+               built.attempts, format_bytes(file_bytes), file_bytes);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+Command register_xor_build(CLI::App& root) {
+  auto o = std::make_shared<XorBuildCliOptions>();
+  CLI::App* app = root.add_subcommand(
+      "xor-build", "Build a static binary fuse or xor filter from keys (one per line)");
+  app->add_option("-o,--output", o->output, "Output file, written atomically; '-' for stdout")
+      ->required()
+      ->type_name("OUT");
+  app->add_option("-f,--fingerprint", o->fingerprint,
+                  "Fingerprint bits, 8 or 16 (default 8): p = 2^-8 or 2^-16")
+      ->type_name("BITS");
+  app->add_option("--layout", o->layout,
+                  "fuse (binary fuse, ~1.125 f bits/key, default) or xor (~1.23 f bits/key)")
+      ->type_name("LAYOUT");
+  app->add_option("--max-attempts", o->max_attempts,
+                  "Seeds to try before construction gives up with exit status 2 (default 100)")
+      ->type_name("N");
+  app->add_option("--label", o->label, "Free text stored in the file (shown by stats)")
+      ->type_name("TEXT");
+  app->add_option("--created", o->created,
+                  "Creation time to record (Unix seconds or 2024-01-31T12:00:00Z); default "
+                  "SOURCE_DATE_EPOCH, else now")
+      ->type_name("TIME");
+  app->add_flag("-q,--quiet", o->quiet, "Print nothing but errors");
+  o->input.add_to(*app, "Key files ('-' or none: stdin); zstd-compressed files are recognised");
+  return {app, [o] { return run_xor_build(*o); }};
+}
+
+}  // namespace bloomtool::cli
