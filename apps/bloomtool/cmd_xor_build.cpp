@@ -136,7 +136,7 @@ Command register_xor_build(CLI::App& root) {
                   "Fingerprint bits, 8 or 16 (default 8): p = 2^-8 or 2^-16")
       ->type_name("BITS");
   app->add_option("--layout", o->layout,
-                  "fuse (binary fuse, ~1.125 f bits/key, default) or xor (~1.23 f bits/key)")
+                  "fuse (binary fuse, default: ~1.13 f bits/key) or xor (~1.23 f bits/key)")
       ->type_name("LAYOUT");
   app->add_option("--max-attempts", o->max_attempts,
                   "Seeds to try before construction gives up with exit status 2 (default 100)")
