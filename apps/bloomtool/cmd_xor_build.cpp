@@ -5,6 +5,7 @@
 #include <cmath>
 #include <memory>
 
+#include "bloomtool/batch_pipeline.h"
 #include "bloomtool/error.h"
 #include "bloomtool/filter_file.h"
 #include "bloomtool/hash.h"
@@ -26,6 +27,7 @@ struct XorBuildCliOptions {
   std::string label;
   std::string created;
   bool quiet = false;
+  unsigned threads = 0;
   InputArgs input;
 };
 
@@ -59,12 +61,19 @@ int run_xor_build(const XorBuildCliOptions& o) {
   const std::string out_name = o.output == "-" ? "<stdout>" : o.output;
 
   KeyReader reader(o.input.inputs, input_options);
-  KeyBatch batch;
   std::vector<uint64_t> hashes;
   const uint64_t seed = kDefaultSeed;
-  while (reader.next(batch)) {
-    for (std::string_view key : batch.keys) hashes.push_back(hash_key(key, seed));
-  }
+  const unsigned threads = o.threads != 0 ? o.threads : default_thread_count();
+  run_batch_pipeline(
+      reader, threads,
+      [seed](WorkBatch& b) {
+        b.hashes.resize(b.keys.size());
+        for (size_t i = 0; i < b.keys.size(); ++i) b.hashes[i] = hash_key(b.keys[i], seed);
+      },
+      [&](WorkBatch& b) {
+        hashes.insert(hashes.end(), b.hashes.begin(), b.hashes.end());
+        return true;
+      });
   XorBuildResult built;
   try {
     built = build_xor_filter(hashes, options);
@@ -148,6 +157,10 @@ Command register_xor_build(CLI::App& root) {
                   "SOURCE_DATE_EPOCH, else now")
       ->type_name("TIME");
   app->add_flag("-q,--quiet", o->quiet, "Print nothing but errors");
+  app->add_option(
+         "--threads", o->threads,
+         "Threads hashing keys (default: all cores); the output is the same for any number")
+      ->type_name("T");
   o->input.add_to(*app, "Key files ('-' or none: stdin); zstd-compressed files are recognised");
   return {app, [o] { return run_xor_build(*o); }};
 }

@@ -1,41 +1,93 @@
-// LSD radix sort of 64-bit hashes followed by an in-place unique pass. Passes whose byte is the
-// same for every element are skipped, which makes small or clustered inputs cheaper.
+// Sort-and-unique for 64-bit hashes. Comparison sorting 10^7 hashes costs about as much as
+// building a filter from them, so large inputs use a two-level most-significant-digit radix sort
+// arranged for the cache: the first pass scatters the hashes into about n/4096 buckets by their
+// top bits (the only pass that streams through main memory); each bucket, small enough for the
+// L2 cache, is then scattered again by the next 11 bits into runs of a few hashes, which
+// insertion sort finishes. Small inputs, and runs that are not small (only crafted keys make
+// them), use std::sort.
 #include "bloomtool/hash_sort.h"
 
 #include <algorithm>
-#include <array>
+#include <bit>
+#include <cstring>
+#include <vector>
+
+#include "bloomtool/word_buffer.h"
 
 namespace bloomtool {
 
-void sort_unique(std::vector<uint64_t>& hashes) {
-  const size_t n = hashes.size();
-  if (n < 256) {
-    std::sort(hashes.begin(), hashes.end());
-  } else {
-    std::vector<std::array<size_t, 256>> counts(8);
-    for (auto& c : counts) c.fill(0);
-    for (uint64_t h : hashes) {
-      for (int b = 0; b < 8; ++b) ++counts[b][(h >> (8 * b)) & 0xFF];
-    }
-    std::vector<uint64_t> scratch(n);
-    uint64_t* src = hashes.data();
-    uint64_t* dst = scratch.data();
-    for (int b = 0; b < 8; ++b) {
-      auto& c = counts[b];
-      if (std::any_of(c.begin(), c.end(), [n](size_t x) { return x == n; })) continue;
-      size_t sum = 0;
-      for (auto& x : c) {
-        const size_t t = x;
-        x = sum;
-        sum += t;
-      }
-      const int shift = 8 * b;
-      for (size_t i = 0; i < n; ++i) dst[c[(src[i] >> shift) & 0xFF]++] = src[i];
-      std::swap(src, dst);
-    }
-    if (src != hashes.data()) std::copy(src, src + n, hashes.data());
+namespace {
+
+constexpr size_t kRadixMin = 8192;
+constexpr size_t kBucketTarget = 4096;  // hashes per first-level bucket
+constexpr int kSecondBits = 11;
+constexpr size_t kInsertionMax = 24;
+
+void small_sort(uint64_t* a, size_t n) {
+  if (n > kInsertionMax) {
+    std::sort(a, a + n);
+    return;
   }
-  hashes.erase(std::unique(hashes.begin(), hashes.end()), hashes.end());
+  for (size_t i = 1; i < n; ++i) {
+    const uint64_t x = a[i];
+    size_t j = i;
+    for (; j > 0 && a[j - 1] > x; --j) a[j] = a[j - 1];
+    a[j] = x;
+  }
+}
+
+// Sorts src[0, n), whose hashes agree above bit `shift`, into dst[0, n).
+void sort_bucket(const uint64_t* src, uint64_t* dst, size_t n, int shift) {
+  if (n <= kInsertionMax || shift < kSecondBits) {
+    std::memcpy(dst, src, n * sizeof(uint64_t));
+    small_sort(dst, n);
+    return;
+  }
+  constexpr size_t kRuns = size_t{1} << kSecondBits;
+  const int s = shift - kSecondBits;
+  size_t start[kRuns + 1] = {};
+  for (size_t i = 0; i < n; ++i) ++start[((src[i] >> s) & (kRuns - 1)) + 1];
+  for (size_t r = 0; r < kRuns; ++r) start[r + 1] += start[r];
+  size_t next[kRuns];
+  std::memcpy(next, start, sizeof next);
+  for (size_t i = 0; i < n; ++i) dst[next[(src[i] >> s) & (kRuns - 1)]++] = src[i];
+  for (size_t r = 0; r < kRuns; ++r) small_sort(dst + start[r], start[r + 1] - start[r]);
+}
+
+// Sorts data[0, n) and removes repeats; returns the number of distinct hashes, now at the front.
+// Repeats share their top bits, so each bucket is de-duplicated on its own.
+size_t radix_sort_unique(uint64_t* data, size_t n) {
+  const int top_bits = std::clamp(static_cast<int>(std::bit_width(n / kBucketTarget)), 1, 16);
+  const int shift = 64 - top_bits;
+  const size_t buckets = size_t{1} << top_bits;
+  WordBuffer scratch(n);
+  uint64_t* tmp = scratch.data();
+  std::vector<size_t> start(buckets + 1, 0);
+  for (size_t i = 0; i < n; ++i) ++start[(data[i] >> shift) + 1];
+  for (size_t b = 0; b < buckets; ++b) start[b + 1] += start[b];
+  std::vector<size_t> next(start.begin(), start.end() - 1);
+  for (size_t i = 0; i < n; ++i) tmp[next[data[i] >> shift]++] = data[i];
+  // Every hash is in tmp now, so data is free to receive the buckets packed one after another.
+  size_t out = 0;
+  for (size_t b = 0; b < buckets; ++b) {
+    const size_t len = start[b + 1] - start[b];
+    sort_bucket(tmp + start[b], data + out, len, shift);
+    out = static_cast<size_t>(std::unique(data + out, data + out + len) - data);
+  }
+  return out;
+}
+
+}  // namespace
+
+void sort_unique(std::vector<uint64_t>& hashes) {
+  size_t distinct;
+  if (hashes.size() < kRadixMin) {
+    std::sort(hashes.begin(), hashes.end());
+    distinct = static_cast<size_t>(std::unique(hashes.begin(), hashes.end()) - hashes.begin());
+  } else {
+    distinct = radix_sort_unique(hashes.data(), hashes.size());
+  }
+  hashes.resize(distinct);
 }
 
 }  // namespace bloomtool

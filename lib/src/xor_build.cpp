@@ -23,7 +23,7 @@
 
 #include "bloomtool/error.h"
 #include "bloomtool/hash.h"
-#include "bloomtool/sort_hashes.h"
+#include "bloomtool/hash_sort.h"
 #include "bloomtool/word_buffer.h"
 #include "bloomtool/xor_filter.h"
 #include "xor_mapping.h"
@@ -200,7 +200,9 @@ XorBuildResult build_xor_filter(std::vector<uint64_t>& hashes, const XorBuildOpt
   if (options.max_attempts == 0)
     throw Error(ErrorCode::kInvalidArgument, "--max-attempts: must be at least 1");
   XorBuildResult r;
-  r.duplicates = sort_unique_hashes(hashes);
+  const uint64_t input = hashes.size();
+  sort_unique(hashes);
+  r.duplicates = input - hashes.size();
   r.distinct = hashes.size();
   XorParams p = xor_params_for(options.layout, options.fingerprint_bits, r.distinct);
   WordBuffer words(xor_payload_words(p));

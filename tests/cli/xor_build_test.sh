@@ -71,6 +71,10 @@ expect_same_file fuse8.bf stdout.bf "-o - writes the same bytes"
 sort -R --random-source=keys.lf keys.lf >shuffled
 run "$BT" xor-build -o shuffled.bf shuffled
 expect_same_file fuse8.bf shuffled.bf "key order does not matter"
+run "$BT" xor-build --threads 1 -o t1.bf keys.lf
+expect_same_file fuse8.bf t1.bf "--threads 1"
+run "$BT" xor-build --threads 3 -o t3.bf keys.zst
+expect_same_file fuse8.bf t3.bf "--threads 3"
 run "$BT" xor-build -o created.bf --created 2023-11-14T22:13:20Z keys.lf
 expect_same_file fuse8.bf created.bf "--created equals SOURCE_DATE_EPOCH"
 run "$BT" xor-build -q -o quiet.bf keys.lf

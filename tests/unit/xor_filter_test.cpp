@@ -12,7 +12,6 @@
 #include "bloomtool/hash.h"
 #include "bloomtool/load_filter.h"
 #include "bloomtool/model.h"
-#include "bloomtool/sort_hashes.h"
 #include "bloomtool/xor_filter.h"
 #include "test_util.h"
 
@@ -113,34 +112,6 @@ struct Config {
 };
 
 }  // namespace
-
-TEST_CASE("sort_unique_hashes sorts, removes repeats and counts them", "[xor]") {
-  for (uint64_t n : {0ull, 1ull, 100ull, 5000ull, 70000ull}) {
-    CAPTURE(n);
-    std::vector<uint64_t> v = key_hashes("s:", n);
-    std::vector<uint64_t> expect = v;
-    for (uint64_t i = 0; i < n; i += 3) v.push_back(v[i]);
-    v.push_back(0);
-    v.push_back(~uint64_t{0});
-    expect.push_back(0);
-    expect.push_back(~uint64_t{0});
-    std::sort(expect.begin(), expect.end());
-    const uint64_t removed = sort_unique_hashes(v);
-    CHECK(removed == (n + 2) / 3);
-    CHECK(v == expect);
-  }
-  // Hashes crafted to share their top 40 bits land in one run of the radix sort, and a hash
-  // repeated many times fills one bucket: both fall back to comparison sorting.
-  std::vector<uint64_t> v;
-  for (uint64_t i = 0; i < 20000; ++i) v.push_back((0xABCDEull << 40) | ((i * 7919) % 20000));
-  for (uint64_t i = 0; i < 30000; ++i) v.push_back(42);
-  for (uint64_t i = 0; i < 20000; ++i) v.push_back(mix64(i));
-  std::vector<uint64_t> expect = v;
-  std::sort(expect.begin(), expect.end());
-  expect.erase(std::unique(expect.begin(), expect.end()), expect.end());
-  CHECK(sort_unique_hashes(v) == 70000 - expect.size());
-  CHECK(v == expect);
-}
 
 TEST_CASE("xor and fuse filters: 1M keys with 10% duplicates", "[xor][slow]") {
   const uint64_t n = 1000000;

@@ -7,8 +7,8 @@
 
 namespace bloomtool {
 
-// Sorts `hashes` ascending and removes repeats. LSD radix sort (8 passes of 8 bits) with one
-// scratch array: linear time, about 2x the memory of the input at its peak.
+// Sorts `hashes` ascending and removes repeats. Large inputs use a two-level MSD radix sort with
+// one scratch array: linear time, 16 bytes per hash at the peak.
 void sort_unique(std::vector<uint64_t>& hashes);
 
 }  // namespace bloomtool
