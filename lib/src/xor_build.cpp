@@ -160,8 +160,10 @@ bool try_seeds(const std::vector<uint64_t>& keys, XorParams& p, WordBuffer& word
     attempts = a + 1;
     if (p.layout == XorLayout::kFuse && length >= 8) {
       // Every second attempt halves the segment length over the same array (2c + 2 segments).
-      // Just after the formula doubles the length, c is small and the load high, and fewer than
-      // one seed in twenty peels (n near 11,500); the halved layout peels at about 97% there.
+      // Just after the paper's formula doubles the length, few segments carry a high load and
+      // its layout peels for as few as 0-25% of seeds (n = 11,400-11,521 and 12,372 among
+      // others), while the halved layout peels for about 97%. Scanning the largest n of every
+      // array length up to 560,000, a pair of attempts succeeded for 88% or more of key sets.
       const bool halve = a % 2 == 1;
       p.segment_length = halve ? length / 2 : length;
       p.segment_count = halve ? 2 * count + 2 : count;
@@ -198,7 +200,7 @@ bool try_seeds(const std::vector<uint64_t>& keys, XorParams& p, WordBuffer& word
 
 XorBuildResult build_xor_filter(std::vector<uint64_t>& hashes, const XorBuildOptions& options) {
   if (options.max_attempts == 0)
-    throw Error(ErrorCode::kInvalidArgument, "--max-attempts: must be at least 1");
+    throw Error(ErrorCode::kInvalidArgument, "construction needs at least one attempt");
   XorBuildResult r;
   const uint64_t input = hashes.size();
   sort_unique(hashes);

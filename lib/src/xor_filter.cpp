@@ -66,7 +66,7 @@ std::vector<uint64_t> XorParams::kind_params() const {
 XorParams xor_params_for(XorLayout layout, uint32_t fingerprint_bits, uint64_t n) {
   if (fingerprint_bits != 8 && fingerprint_bits != 16) {
     throw Error(ErrorCode::kInvalidArgument,
-                "--fingerprint: must be 8 or 16, not " + std::to_string(fingerprint_bits));
+                "fingerprint width " + std::to_string(fingerprint_bits) + " is not 8 or 16");
   }
   XorParams p;
   p.layout = layout;
