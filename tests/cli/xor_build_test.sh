@@ -114,6 +114,13 @@ run "$BT" xor-build --max-attempts 1 -o fresh.bf awkward
 [ ! -e fresh.bf ] || fail "failed construction wrote a file"
 CHECKS=$((CHECKS + 1))
 
+# merge refuses static filters.
+run "$BT" merge -o merged.bf fuse8.bf fuse8.bf
+expect_rc 2 "merge refuses binary fuse filters"
+expect_eq "$ERR" "bloomtool: fuse8.bf: cannot merge xor/binary fuse filters; rebuild from the keys with xor-build" "merge message"
+[ ! -e merged.bf ] || fail "merge wrote a file"
+CHECKS=$((CHECKS + 1))
+
 # Bad options: exit 2, one line, no file.
 for args in "--fingerprint 12" "--fingerprint x" "-f 0" "--layout bloom" "--max-attempts 0" "--max-attempts 10001"; do
   # shellcheck disable=SC2086
