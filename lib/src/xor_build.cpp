@@ -105,13 +105,16 @@ bool peel(const std::vector<uint64_t>& keys, const Mapping& map, uint8_t* count,
   }
   uint64_t peeled = 0;
   uint64_t batch[kBatch];
+  Slots batch_slots[kBatch];
   while (top < slots) {
-    // A popped batch is neither queue nor stack, so the two still cannot meet.
+    // A popped batch is neither queue nor stack, so the two still cannot meet. A slot's count
+    // only falls, so a slot free when popped either still holds the same key when its turn
+    // comes, with the slots computed here, or none.
     const size_t taken = static_cast<size_t>(std::min<uint64_t>(kBatch, slots - top));
     for (size_t j = 0; j < taken; ++j) {
       const uint64_t p = batch[j] = order[top++];
       if (count[p] != 1) continue;
-      const Slots s = map.slots(hash_xor[p]);
+      const Slots s = batch_slots[j] = map.slots(hash_xor[p]);
       for (const uint64_t q : {s.p0, s.p1, s.p2}) {
         if (q != p) prefetch_slot(count, hash_xor, q);
       }
@@ -120,7 +123,7 @@ bool peel(const std::vector<uint64_t>& keys, const Mapping& map, uint8_t* count,
       const uint64_t p = batch[j];
       if (count[p] == 0) continue;  // its key left through another slot
       const uint64_t h = hash_xor[p];
-      const Slots s = map.slots(h);
+      const Slots& s = batch_slots[j];
       order[peeled++] = static_cast<Index>(p);
       count[p] = 0;
       for (const uint64_t q : {s.p0, s.p1, s.p2}) {
