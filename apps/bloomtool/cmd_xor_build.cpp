@@ -14,6 +14,7 @@
 #include "bloomtool/version.h"
 #include "bloomtool/xor_filter.h"
 #include "common.h"
+#include "progress.h"
 
 namespace bloomtool::cli {
 
@@ -61,6 +62,7 @@ int run_xor_build(const XorBuildCliOptions& o) {
   const std::string out_name = o.output == "-" ? "<stdout>" : o.output;
 
   KeyReader reader(o.input.inputs, input_options);
+  Progress progress(reader, want_progress(o.input.progress, o.quiet, false), o.input.progress);
   std::vector<uint64_t> hashes;
   const uint64_t seed = kDefaultSeed;
   const unsigned threads = o.threads != 0 ? o.threads : default_thread_count();
@@ -72,8 +74,10 @@ int run_xor_build(const XorBuildCliOptions& o) {
       },
       [&](WorkBatch& b) {
         hashes.insert(hashes.end(), b.hashes.begin(), b.hashes.end());
+        progress.tick();
         return true;
       });
+  progress.finish();
   XorBuildResult built;
   try {
     built = build_xor_filter(hashes, options);
@@ -101,7 +105,8 @@ int run_xor_build(const XorBuildCliOptions& o) {
   h.created_unix = created;
   h.tool_version = std::string("bloomtool ") + kToolVersion;
   h.label = o.label;
-  h.input_options = "lines";
+  h.normalisation = input_options.normaliser.to_string();
+  h.input_options = input_options_text(input_options);
   const uint64_t file_bytes =
       write_filter_file(o.output, h, filter.words(), filter.words().size() * 8);
 
@@ -111,10 +116,23 @@ int run_xor_build(const XorBuildCliOptions& o) {
         options.layout == XorLayout::kFuse
             ? fmt::format("{} segments of {}", p.segment_count + 2, p.segment_length)
             : fmt::format("3 blocks of {}", p.segment_length);
+    std::string input_lines =
+        fmt::format("  input           {}\n", describe_input_options(h.input_options));
+    if (!input_options.normaliser.empty()) {
+      input_lines += fmt::format("  normalisation   {}\n", input_options.normaliser.describe());
+    }
+    input_lines += fmt::format("  lines read      {}\n  empty lines     {} (skipped)\n", in.lines,
+                               in.empty_lines);
+    if (in.empty_keys != 0) {
+      input_lines += fmt::format("  empty keys      {} (skipped)\n", in.empty_keys);
+    }
+    if (input_options.skip_bad_lines) {
+      input_lines += fmt::format("  bad lines       {} (skipped{}{})\n", in.bad_lines,
+                                 in.bad_lines != 0 ? "; first: " : "", in.first_bad_line);
+    }
     fmt::print(stderr,
                "bloomtool: wrote {}: {} ({}-bit fingerprints)\n"
-               "  lines read      {}\n"
-               "  empty lines     {} (skipped)\n"
+               "{}"
                "  keys added      {}\n"
                "  duplicates      {} (removed)\n"
                "  distinct keys   {} (exact)\n"
@@ -123,8 +141,8 @@ int run_xor_build(const XorBuildCliOptions& o) {
                "  model p         {:.6g} (2^-{})\n"
                "  attempts        {}\n"
                "  file size       {} ({} bytes)\n",
-               out_name, layout_title(options.layout), p.fingerprint_bits, in.lines, in.empty_lines,
-               in.keys, built.duplicates, built.distinct, p.slots, geometry,
+               out_name, layout_title(options.layout), p.fingerprint_bits, input_lines, in.keys,
+               built.duplicates, built.distinct, p.slots, geometry,
                built.distinct ? bits / static_cast<double>(built.distinct) : 0.0,
                p.fingerprint_bits, model::xor_fpr(p.fingerprint_bits), p.fingerprint_bits,
                built.attempts, format_bytes(file_bytes), file_bytes);
@@ -137,7 +155,8 @@ int run_xor_build(const XorBuildCliOptions& o) {
 Command register_xor_build(CLI::App& root) {
   auto o = std::make_shared<XorBuildCliOptions>();
   CLI::App* app = root.add_subcommand(
-      "xor-build", "Build a static binary fuse or xor filter from keys (one per line)");
+      "xor-build",
+      "Build a static binary fuse or xor filter from keys (lines, an NDJSON field or a column)");
   app->add_option("-o,--output", o->output, "Output file, written atomically; '-' for stdout")
       ->required()
       ->type_name("OUT");

@@ -80,6 +80,22 @@ expect_same_file fuse8.bf created.bf "--created equals SOURCE_DATE_EPOCH"
 run "$BT" xor-build -q -o quiet.bf keys.lf
 expect_eq "$ERR" "" "-q prints nothing"
 
+# Normalisation is recorded and query applies it; NDJSON fields are keys like lines.
+printf 'Ann@Example.COM\nbob@example.com\n' >emails
+run "$BT" xor-build --normalize email -o emails.bf emails
+expect_rc 0 "xor-build --normalize email"
+expect_match "$ERR" "normalisation" "summary names the normalisation"
+printf '  MAILTO:ann@example.com\nBOB@EXAMPLE.COM\ncarol@example.com\n' >probe
+run "$BT" query emails.bf probe --count
+expect_eq "$OUT" "2" "query applies the recorded normalisation"
+printf '{"user":{"email":"ann@example.com"}}\n{"user":{"email":"bob@example.com"}}\n' >rows.ndjson
+run "$BT" xor-build --field /user/email --layout xor -o rows.bf rows.ndjson
+expect_rc 0 "xor-build --field"
+expect_match "$ERR" "distinct keys +2 " "two NDJSON keys"
+printf 'ann@example.com\nbob@example.com\n' >plain
+run "$BT" query rows.bf plain --input-format lines --count
+expect_eq "$OUT" "2" "NDJSON field values are the keys"
+
 # Empty and tiny inputs.
 : >empty
 run "$BT" xor-build -o empty.bf empty
