@@ -21,8 +21,6 @@ namespace bloomtool::cli {
 
 namespace {
 
-inline constexpr uint64_t kDefaultProbeSeed = 1;
-
 struct StatsOptions {
   std::vector<std::string> filters;
   bool json = false;

@@ -51,6 +51,10 @@ inline constexpr size_t kProbeKeyBytes = 18;
 // The i-th probe key of a seed; the same seed always gives the same keys.
 std::string probe_key(uint64_t probe_seed, uint64_t i);
 
+// The quick measurement `build` and `xor-build` print at the end, and the default probe seed.
+inline constexpr uint64_t kQuickProbes = 100000;
+inline constexpr uint64_t kDefaultProbeSeed = 1;
+
 // Queries `probes` generated keys (hashed with the filter's `hash_seed`) and judges the rate
 // against `model_fpr`. Deterministic for a given probe_seed. probes must be positive.
 FprMeasurement measure_fpr(const Filter& filter, uint64_t hash_seed, uint64_t probes,
