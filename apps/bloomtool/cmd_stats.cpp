@@ -98,46 +98,16 @@ std::optional<std::string> variant_name(const FilterHeader& h) {
   return bloom_variant_name(static_cast<BloomVariant>(h.variant));
 }
 
-// Header counts against the bits: a checksum proves the bytes are the ones written, not that the
-// writer told the truth about them.
 GateResult verify_gate(const Report& r) {
   GateResult g{"verify", "--verify", std::nullopt, std::nullopt, GateStatus::kPassed, ""};
-  const FilterHeader& h = r.header;
-  const FilterStats& s = r.stats;
-  std::vector<std::string> problems;
-  if (h.distinct_estimate > h.keys_added) {
-    problems.push_back(fmt::format("{} distinct keys recorded but only {} keys added",
-                                   h.distinct_estimate, h.keys_added));
-  }
-  if (s.set_bits) {
-    const uint64_t x = *s.set_bits;
-    if ((x == 0) != (h.keys_added == 0)) {
-      problems.push_back(fmt::format("{} keys added but {} bits set", h.keys_added, x));
-    } else if (h.keys_added <= UINT64_MAX / h.k && x > h.keys_added * h.k) {
-      problems.push_back(fmt::format("{} bits set, more than k={} per key for {} keys", x, h.k,
-                                     h.keys_added));
-    }
-    if (s.distinct_from_fill) {
-      // The fill estimate's standard deviation is about sqrt(m (e^t - t - 1)) / k with t = kn/m
-      // (linear counting); allow ten of them, and 3% for the blocked layout's extra variance.
-      const double n = static_cast<double>(h.distinct_estimate);
-      const double m = static_cast<double>(h.m);
-      const double t = h.k * n / m;
-      const double sd = std::sqrt(m * std::max(0.0, std::expm1(t) - t)) / h.k;
-      const double tolerance = std::max({10.0 * sd, 0.03 * n, 10.0});
-      if (std::fabs(*s.distinct_from_fill - n) > tolerance) {
-        problems.push_back(fmt::format("{} distinct keys recorded but the fill implies {:.0f}",
-                                       h.distinct_estimate, *s.distinct_from_fill));
-      }
-    }
-  }
-  if (!problems.empty()) {
-    g.status = GateStatus::kFailed;
-    g.message = "the header disagrees with the filter: " + problems.front();
-    for (size_t i = 1; i < problems.size(); ++i) g.message += "; " + problems[i];
-  } else {
+  const std::vector<std::string> problems = header_count_problems(r.header, r.stats);
+  if (problems.empty()) {
     g.message = "checksums verified; header counts agree with the filter";
+    return g;
   }
+  g.status = GateStatus::kFailed;
+  g.message = "the header disagrees with the filter: " + problems.front();
+  for (size_t i = 1; i < problems.size(); ++i) g.message += "; " + problems[i];
   return g;
 }
 

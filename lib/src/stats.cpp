@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cmath>
@@ -186,6 +187,36 @@ FilterStats compute_stats(const FilterHeader& header, const Filter& filter) {
     }
   }
   return s;
+}
+
+std::vector<std::string> header_count_problems(const FilterHeader& h, const FilterStats& s) {
+  std::vector<std::string> problems;
+  if (h.distinct_estimate > h.keys_added) {
+    problems.push_back(fmt::format("{} distinct keys recorded but only {} keys added",
+                                   h.distinct_estimate, h.keys_added));
+  }
+  if (!s.set_bits) return problems;
+  const uint64_t x = *s.set_bits;
+  if ((x == 0) != (h.keys_added == 0)) {
+    problems.push_back(fmt::format("{} keys added but {} bits set", h.keys_added, x));
+  } else if (h.keys_added <= UINT64_MAX / h.k && x > h.keys_added * h.k) {
+    problems.push_back(
+        fmt::format("{} bits set, more than k={} per key for {} keys", x, h.k, h.keys_added));
+  }
+  if (s.distinct_from_fill) {
+    // Linear counting: the estimate's standard deviation is about sqrt(m (e^t - t - 1)) / k with
+    // t = kn/m. The blocked layout's extra variance is covered by the 3% floor.
+    const double n = static_cast<double>(h.distinct_estimate);
+    const double m = static_cast<double>(h.m);
+    const double t = h.k * n / m;
+    const double sd = std::sqrt(m * std::max(0.0, std::expm1(t) - t)) / h.k;
+    const double tolerance = std::max({10.0 * sd, 0.03 * n, 10.0});
+    if (std::fabs(*s.distinct_from_fill - n) > tolerance) {
+      problems.push_back(fmt::format("{} distinct keys recorded but the fill implies {:.0f}",
+                                     h.distinct_estimate, *s.distinct_from_fill));
+    }
+  }
+  return problems;
 }
 
 std::string describe_measurement(const FprMeasurement& m) {

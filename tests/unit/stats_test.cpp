@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <set>
@@ -235,4 +236,45 @@ TEST_CASE("compute_stats for Bloom and for xor / binary fuse headers", "[stats]"
     CHECK(!s.bits_per_key);
     CHECK(!s.lower_bound_bits);
   }
+}
+
+TEST_CASE("header_count_problems: a header that lies about its filter", "[stats]") {
+  const BloomFilter f = filled(BloomVariant::kStandard, 95851, 7, 10000);
+  FilterHeader h;
+  h.kind = FilterKind::kBloom;
+  h.m = f.bits();
+  h.k = 7;
+  h.keys_added = 10000;
+  h.distinct_estimate = 10000;
+  CHECK(header_count_problems(h, compute_stats(h, f)).empty());
+  h.keys_added = 12000;  // duplicates: fine
+  CHECK(header_count_problems(h, compute_stats(h, f)).empty());
+
+  h.distinct_estimate = 9000;  // 10% off the fill's estimate
+  auto p = header_count_problems(h, compute_stats(h, f));
+  REQUIRE(p.size() == 1);
+  CHECK(p[0].find("the fill implies") != std::string::npos);
+
+  h.distinct_estimate = 10000;
+  h.keys_added = 9000;  // fewer keys added than distinct keys
+  p = header_count_problems(h, compute_stats(h, f));
+  REQUIRE(!p.empty());
+  CHECK(p[0].find("only 9000 keys added") != std::string::npos);
+
+  h.keys_added = 100;  // 700 bits at most, far more are set
+  h.distinct_estimate = 100;
+  p = header_count_problems(h, compute_stats(h, f));
+  CHECK(std::any_of(p.begin(), p.end(), [](const std::string& s) {
+    return s.find("more than k=7 per key") != std::string::npos;
+  }));
+
+  const BloomFilter empty(95851, 7);
+  h.keys_added = 5;
+  h.distinct_estimate = 5;
+  p = header_count_problems(h, compute_stats(h, empty));
+  CHECK(std::any_of(p.begin(), p.end(), [](const std::string& s) {
+    return s.find("5 keys added but 0 bits set") != std::string::npos;
+  }));
+  h.keys_added = h.distinct_estimate = 0;
+  CHECK(header_count_problems(h, compute_stats(h, empty)).empty());
 }

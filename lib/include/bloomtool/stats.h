@@ -8,6 +8,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "bloomtool/filter.h"
 #include "bloomtool/filter_file.h"
@@ -98,6 +99,13 @@ struct FilterStats {
 // Throws kUnsupported for a kind it does not know, kInvalidArgument when `filter` is not of the
 // header's kind.
 FilterStats compute_stats(const FilterHeader& header, const Filter& filter);
+
+// Where the header's counts disagree with the filter's bits, one sentence each (empty when they
+// agree): more distinct keys than keys added; set bits without keys or keys without set bits; more
+// than k set bits per key added; a recorded distinct count further from the fill's estimate than
+// ten standard deviations of that estimate, and at least 3%. Checksums prove the bytes are the
+// ones written, not that the writer counted right.
+std::vector<std::string> header_count_problems(const FilterHeader& header, const FilterStats& s);
 
 // The model's rate for n distinct keys in a filter described by `header`.
 double model_fpr_for(const FilterHeader& header, double n);
