@@ -3,6 +3,7 @@
 // rate judged against the model — plus gates for CI. Exit status: 0 all gates passed, 1 a gate
 // failed, 2 a file could not be read (the other files are still reported).
 #include <charconv>
+#include <climits>
 #include <cmath>
 #include <ctime>
 #include <memory>
@@ -128,8 +129,7 @@ void evaluate_gates(Report& r, const Gates& gates) {
     r.gates.push_back(g);
   }
   if (gates.max_fill) {
-    GateResult g{"max_fill", "--max-fill", *gates.max_fill, r.stats.fill, GateStatus::kPassed,
-                 ""};
+    GateResult g{"max_fill", "--max-fill", *gates.max_fill, r.stats.fill, GateStatus::kPassed, ""};
     if (!r.stats.fill) {
       g.status = GateStatus::kNotApplicable;
       g.message = fmt::format("a {} filter has no fill", filter_kind_name(r.header.kind));
@@ -176,8 +176,22 @@ std::string fmt_opt(const std::optional<double>& v, const char* spec = "{:.4g}")
   return v ? fmt::format(fmt::runtime(spec), *v) : std::string("n/a");
 }
 
+// Header text as it may be shown on a terminal: control bytes become \xNN.
+std::string printable(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7F)
+      out += fmt::format("\\x{:02x}", u);
+    else
+      out += c;
+  }
+  return out;
+}
+
 std::string human_age(int64_t seconds) {
-  if (seconds < 0) return fmt::format("{} s in the future", -seconds);
+  if (seconds < 0)
+    return fmt::format("{} s in the future", uint64_t{0} - static_cast<uint64_t>(seconds));
   if (seconds < 120) return fmt::format("{} s ago", seconds);
   if (seconds < 7200) return fmt::format("{} min ago", seconds / 60);
   if (seconds < 172800) return fmt::format("{:.1f} h ago", static_cast<double>(seconds) / 3600.0);
@@ -196,12 +210,14 @@ void print_human(StdoutWriter& out, const Report& r, bool first) {
   t += r.path + "\n";
   row("kind", bloom ? fmt::format("bloom, {} variant", *variant_name(h))
                     : fmt::format("{}, {}-bit fingerprints", filter_kind_name(h.kind), h.k));
-  row("format", fmt::format("{}.{}, written by {}", h.major, h.minor,
-                            h.tool_version.empty() ? "an unknown tool" : h.tool_version));
-  row("created", fmt::format("{} ({})", format_timestamp(h.created_unix), human_age(r.age_seconds)));
-  row("label", h.label.empty() ? "(none)" : h.label);
-  row("normalisation", h.normalisation.empty() ? "none" : h.normalisation);
-  row("input options", h.input_options.empty() ? "(not recorded)" : h.input_options);
+  row("format",
+      fmt::format("{}.{}, written by {}", h.major, h.minor,
+                  h.tool_version.empty() ? "an unknown tool" : printable(h.tool_version)));
+  row("created",
+      fmt::format("{} ({})", format_timestamp(h.created_unix), human_age(r.age_seconds)));
+  row("label", h.label.empty() ? "(none)" : printable(h.label));
+  row("normalisation", h.normalisation.empty() ? "none" : printable(h.normalisation));
+  row("input options", h.input_options.empty() ? "(not recorded)" : printable(h.input_options));
   row("hash", fmt::format("{}, seed {:#018x}", hash_name(h.hash_id), h.seed));
   if (bloom) {
     row("m", fmt::format("{} bits ({})", h.m, format_bytes(h.payload_raw_bytes)));
@@ -230,9 +246,10 @@ void print_human(StdoutWriter& out, const Report& r, bool first) {
   } else {
     row("lower bound", "n/a (no keys)");
   }
-  row("file size", fmt::format("{} ({} bytes); payload {} stored, {} raw", format_bytes(r.file_bytes),
-                               r.file_bytes, format_bytes(h.payload_stored_bytes),
-                               format_bytes(h.payload_raw_bytes)));
+  row("file size",
+      fmt::format("{} ({} bytes); payload {} stored, {} raw", format_bytes(r.file_bytes),
+                  r.file_bytes, format_bytes(h.payload_stored_bytes),
+                  format_bytes(h.payload_raw_bytes)));
   row("checksums", "verified");
   if (r.measured) {
     row(r.measured->from_negatives ? "measured p (neg)" : "measured p",
@@ -240,9 +257,10 @@ void print_human(StdoutWriter& out, const Report& r, bool first) {
   }
   for (const GateResult& g : r.gates) {
     row(std::string("gate ") + g.option,
-        fmt::format("{}: {}", g.status == GateStatus::kNotApplicable ? "not applicable"
-                                                                      : status_name(g.status),
-                    g.message));
+        fmt::format(
+            "{}: {}",
+            g.status == GateStatus::kNotApplicable ? "not applicable" : status_name(g.status),
+            g.message));
   }
   out.write(t);
 }
@@ -400,7 +418,8 @@ int run_stats(const StatsOptions& o) {
     r.header = std::move(loaded.header);
     r.file_bytes = loaded.file_bytes;
     r.stats = compute_stats(r.header, *loaded.filter);
-    r.age_seconds = now - r.header.created_unix;
+    if (__builtin_sub_overflow(now, r.header.created_unix, &r.age_seconds))
+      r.age_seconds = r.header.created_unix < 0 ? INT64_MAX : INT64_MIN;
     if (probes) {
       r.measured = Measured{
           measure_fpr(*loaded.filter, r.header.seed, *probes, probe_seed, r.stats.model_fpr),
@@ -439,7 +458,7 @@ Command register_stats(CLI::App& root) {
       "stats", "Report what filter files hold, measure their false-positive rate, gate CI on them");
   app->add_option("filters", o->filters, "Filter files (any kind bloomtool writes)")
       ->required()
-      ->type_name("FILTER...");
+      ->type_name("FILTER");
   app->add_flag("--json", o->json, "One JSON object per file (an array for several files)");
   auto* measure = app->add_option("--measure", o->measure,
                                   "Measure the false-positive rate with N generated keys that "

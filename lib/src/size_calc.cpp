@@ -75,7 +75,8 @@ uint64_t largest_ok(uint64_t hi, const std::function<bool(uint64_t)>& ok) {
 }
 
 uint64_t round_up_to_blocks(uint64_t m) {
-  if (m > kMaxBlocks * model::kBlockBits) too_large(fmt::format("-m {} rounded up to whole 512-bit blocks", m));
+  if (m > kMaxBlocks * model::kBlockBits)
+    too_large(fmt::format("-m {} rounded up to whole 512-bit blocks", m));
   return (m + model::kBlockBits - 1) / model::kBlockBits * model::kBlockBits;
 }
 
@@ -156,9 +157,9 @@ std::vector<SizeRow> from_p_m(double p, uint64_t m, const SizeQuery& q) {
   }
 
   const double ln2 = std::log(2.0);
-  const uint64_t n_std =
-      capacity(q.k ? -md * std::log1p(-std::pow(p, 1.0 / *q.k)) / *q.k : md * ln2 * ln2 / -std::log(p),
-               "standard Bloom");
+  const uint64_t n_std = capacity(
+      q.k ? -md * std::log1p(-std::pow(p, 1.0 / *q.k)) / *q.k : md * ln2 * ln2 / -std::log(p),
+      "standard Bloom");
   const uint32_t k_std = q.k ? *q.k : model::bloom_optimal_k(md, static_cast<double>(n_std));
   rows.push_back(make_row("standard", "standard Bloom", n_std, m,
                           model::bloom_fpr(md, static_cast<double>(n_std), k_std)));

@@ -130,8 +130,8 @@ BloomFill bloom_fill(const BloomFilter& filter) {
     // Keys per block j leave a bit unset with probability (1 - 1/B)^(jk); with Poisson(nB/m)
     // keys per block the expected unset fraction is exp(-(n B / m)(1 - (1 - 1/B)^k)).
     const double per_key = -std::expm1(k * std::log1p(-1.0 / model::kBlockBits));
-    out.distinct = x >= m ? std::numeric_limits<double>::infinity()
-                          : -(blocks / per_key) * std::log1p(-x / m);
+    out.distinct =
+        x >= m ? std::numeric_limits<double>::infinity() : -(blocks / per_key) * std::log1p(-x / m);
   } else {
     out.set_bits = filter.set_bit_count();
     const double x = static_cast<double>(out.set_bits);
@@ -220,12 +220,12 @@ std::vector<std::string> header_count_problems(const FilterHeader& h, const Filt
 }
 
 std::string describe_measurement(const FprMeasurement& m) {
-  return fmt::format(
-      "{:.4g} ({} of {} probes; 95% CI {:.4g} to {:.4g}); model {:.4g} {}", m.rate,
-      m.false_positives, m.probes, m.ci95.low, m.ci95.high, m.model_fpr,
-      m.consistent ? "is consistent (inside the 99.9% interval)"
-                   : fmt::format("deviates (outside the 99.9% interval {:.4g} to {:.4g})",
-                                 m.ci999.low, m.ci999.high));
+  return fmt::format("{:.4g} ({} of {} probes; 95% CI {:.4g} to {:.4g}); model {:.4g} {}", m.rate,
+                     m.false_positives, m.probes, m.ci95.low, m.ci95.high, m.model_fpr,
+                     m.consistent
+                         ? "is consistent (inside the 99.9% interval)"
+                         : fmt::format("deviates (outside the 99.9% interval {:.4g} to {:.4g})",
+                                       m.ci999.low, m.ci999.high));
 }
 
 }  // namespace bloomtool

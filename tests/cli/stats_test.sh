@@ -111,6 +111,8 @@ printf 'a\nb\n' >ab
 run "$BT" stats label.bf --json
 expect_rc 0 "stats of a hostile label"
 expect_eq "$(printf '%s' "$OUT" | "$JQ" - /label)" "$(printf 'say "hi"\t\\ \xef\xbf\xbd end')" "label escaped, invalid byte replaced"
+run "$BT" stats label.bf
+expect_match "$OUT" '^  label +say "hi"\\x09\\ ' "control bytes shown escaped in the table"
 
 # --- Gates -----------------------------------------------------------------------------------
 gate() {  # gate DESCRIPTION EXPECTED_RC ARGS...

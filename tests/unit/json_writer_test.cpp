@@ -39,7 +39,12 @@ TEST_CASE("JSON strings: hostile bytes still parse and read back", "[json]") {
   }
   // Invalid UTF-8 (a lone continuation byte, a truncated sequence, an overlong form, a
   // surrogate, 0xFF) becomes U+FFFD instead of breaking the document.
-  const std::string bad = "a\x80" "b\xC3" "c\xC0\xAF" "d\xED\xA0\x80" "e\xFF";
+  const std::string bad =
+      "a\x80"
+      "b\xC3"
+      "c\xC0\xAF"
+      "d\xED\xA0\x80"
+      "e\xFF";
   JsonWriter j(false);
   j.begin_object().field("s", bad).end_object();
   std::string_view back;

@@ -71,8 +71,7 @@ TEST_CASE("judge_fpr: consistent inside the 99.9% interval, deviates outside", "
   CHECK(judge_fpr(0, 1000000, 0.0).consistent);
   CHECK_FALSE(judge_fpr(0, 1000000, 1e-4).consistent);
   CHECK(describe_measurement(ok).find("consistent") != std::string::npos);
-  CHECK(describe_measurement(judge_fpr(1000, 100000, 0.02)).find("deviates") !=
-        std::string::npos);
+  CHECK(describe_measurement(judge_fpr(1000, 100000, 0.02)).find("deviates") != std::string::npos);
 }
 
 TEST_CASE("probe keys cannot be lines or NDJSON keys and are reproducible", "[stats]") {

@@ -23,11 +23,11 @@ struct SizeRow {
   std::string title;  // "standard Bloom", "binary fuse 8-bit", ...
   uint64_t keys = 0;  // n as given, or the capacity for the given p and m
   uint64_t bits = 0;
-  std::optional<double> bits_per_key;       // empty when keys is 0
-  std::optional<uint32_t> k;                // Bloom rows: hash count
+  std::optional<double> bits_per_key;        // empty when keys is 0
+  std::optional<uint32_t> k;                 // Bloom rows: hash count
   std::optional<uint32_t> fingerprint_bits;  // xor and binary fuse rows
   double fpr = 0;
-  std::optional<bool> meets_p;  // xor / fuse rows when p was given: 2^-f <= p
+  std::optional<bool> meets_p;     // xor / fuse rows when p was given: 2^-f <= p
   bool above_build_limit = false;  // more bits than model::kMaxBits
 
   uint64_t bytes() const noexcept { return bits / 8 + (bits % 8 != 0); }

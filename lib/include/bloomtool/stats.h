@@ -35,9 +35,9 @@ Interval wilson_interval(uint64_t hits, uint64_t trials, double z);
 struct FprMeasurement {
   uint64_t probes = 0;
   uint64_t false_positives = 0;
-  double rate = 0;    // false_positives / probes
-  Interval ci95;      // Wilson, 95%
-  Interval ci999;     // Wilson, 99.9%
+  double rate = 0;  // false_positives / probes
+  Interval ci95;    // Wilson, 95%
+  Interval ci999;   // Wilson, 99.9%
   double model_fpr = 0;
   bool consistent = false;  // model_fpr lies inside ci999
 };
