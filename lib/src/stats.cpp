@@ -126,12 +126,7 @@ BloomFill bloom_fill(const BloomFilter& filter) {
     }
     const double blocks = m / model::kBlockBits;
     out.fpr = sum / blocks;
-    const double x = static_cast<double>(out.set_bits);
-    // Keys per block j leave a bit unset with probability (1 - 1/B)^(jk); with Poisson(nB/m)
-    // keys per block the expected unset fraction is exp(-(n B / m)(1 - (1 - 1/B)^k)).
-    const double per_key = -std::expm1(k * std::log1p(-1.0 / model::kBlockBits));
-    out.distinct =
-        x >= m ? std::numeric_limits<double>::infinity() : -(blocks / per_key) * std::log1p(-x / m);
+    out.distinct = model::blocked_fill_distinct(static_cast<double>(out.set_bits), m, k);
   } else {
     out.set_bits = filter.set_bit_count();
     const double x = static_cast<double>(out.set_bits);
