@@ -2,6 +2,7 @@
 # stats: measured rate against the model, distinct estimate, JSON fields, gates, errors.
 source "$(dirname "$0")/lib.sh"
 : "${JSON_QUERY:?JSON_QUERY must name the json_query test helper}"
+: "${CRAFT_FILTER:?CRAFT_FILTER must name the craft_filter test helper}"
 JQ=$JSON_QUERY
 MAN=$TESTDATA/../man
 SEED=20240131
@@ -143,6 +144,13 @@ env -u SOURCE_DATE_EPOCH "$BT" build -q -p 1% -o fresh.bf ab
 gate "--max-age of a fresh file" 0 fresh.bf --max-age 1h
 gate "--verify" 0 p1.bf --verify
 gate "--verify of an overfilled filter" 0 over.bf --verify
+# A header that lies about its bits: two keys recorded, half of 8 Mbit set (craft_filter rewrites
+# the payload and keeps the checksums valid, so only --verify can tell).
+"$BT" build -q -m 1MiB -k 7 -o few.bf ab
+"$CRAFT_FILTER" few.bf lying.bf fill=1
+gate "stats of the lying file without --verify" 0 lying.bf
+gate "--verify of a lying header" 1 lying.bf --verify
+expect_match "$ERR" "^bloomtool: lying.bf: --verify failed: the header disagrees with the filter: .*more than k=7 per key for 2 keys; 2 distinct keys recorded but the fill implies [0-9]+$" "verify failure named"
 # Two failures in one file, both named; with several files the status is the worst.
 gate "two failed gates" 1 old.bf --max-age 1h --min-keys 3 --json
 expect_eq "$(printf '%s' "$OUT" | "$JQ" - /failed_gates)" '["min_keys","max_age"]' "both failures in JSON"
