@@ -14,6 +14,7 @@
 #include "bloomtool/hash.h"
 #include "bloomtool/hash_sort.h"
 #include "bloomtool/model.h"
+#include "bloomtool/stats.h"
 #include "bloomtool/units.h"
 #include "bloomtool/version.h"
 #include "common.h"
@@ -32,6 +33,7 @@ struct BuildOptions {
   bool allow_overfill = false;
   bool quiet = false;
   unsigned threads = 0;
+  bool no_measure = false;
   InputArgs input;
 };
 
@@ -225,6 +227,11 @@ int run_build(const BuildOptions& o) {
                h.m, format_bytes(h.m / 8), h.k, distinct ? m / n_model : 0.0,
                model_fpr(plan.variant, m, n_model, k), distinct, format_bytes(file_bytes),
                file_bytes);
+    if (!o.no_measure) {
+      const FprMeasurement fm = measure_fpr(*filter, seed, kQuickProbes, kDefaultProbeSeed,
+                                            model_fpr(plan.variant, m, n_model, k));
+      fmt::print(stderr, "  measured p      {}\n", describe_measurement(fm));
+    }
   }
   return kExitOk;
 }
@@ -262,6 +269,8 @@ Command register_build(CLI::App& root) {
   app->add_option("--threads", o->threads,
                   "Worker threads (default: all cores); the output is the same for any number")
       ->type_name("T");
+  app->add_flag("--no-measure", o->no_measure,
+                "Skip the quick measurement of the false-positive rate (100,000 probes)");
   o->input.add_to(*app, "Key files ('-' or none: stdin); zstd-compressed files are recognised");
   return {app, [o] { return run_build(*o); }};
 }

@@ -30,6 +30,8 @@ Command register_build(CLI::App& root);
 Command register_merge(CLI::App& root);
 Command register_query(CLI::App& root);
 Command register_xor_build(CLI::App& root);
+Command register_size(CLI::App& root);
+Command register_stats(CLI::App& root);
 
 // Options for reading keys, shared by build, query and xor-build: inputs, input format, bad-line
 // policy, --progress and, for the commands that build filters, key normalisation.

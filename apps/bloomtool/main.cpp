@@ -45,6 +45,8 @@ int main(int argc, char** argv) {
   commands.push_back(register_xor_build(app));
   commands.push_back(register_query(app));
   commands.push_back(register_merge(app));
+  commands.push_back(register_stats(app));
+  commands.push_back(register_size(app));
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,137 @@
+// `bloomtool size`: the calculator. Given two of -n, -p and -m (and optionally -k), prints the
+// third for every filter bloomtool builds and the lower bound, as a table or as JSON.
+#include <algorithm>
+#include <memory>
+#include <optional>
+
+#include "bloomtool/error.h"
+#include "bloomtool/json_writer.h"
+#include "bloomtool/model.h"
+#include "bloomtool/size_calc.h"
+#include "bloomtool/units.h"
+#include "common.h"
+
+namespace bloomtool::cli {
+
+namespace {
+
+struct SizeOptions {
+  std::string n, p, m, k;
+  bool json = false;
+};
+
+SizeQuery parse_query(const SizeOptions& o) {
+  SizeQuery q;
+  if (!o.n.empty()) q.n = parse_count(o.n, "-n");
+  if (!o.p.empty()) q.p = parse_probability(o.p, "-p");
+  if (!o.m.empty()) q.m_bits = parse_size_bits(o.m, "-m");
+  if (!o.k.empty()) {
+    const uint64_t k = parse_count(o.k, "-k");
+    if (k == 0 || k > model::kMaxK)
+      throw Error(ErrorCode::kInvalidArgument, "-k: must be between 1 and 64");
+    q.k = static_cast<uint32_t>(k);
+  }
+  return q;
+}
+
+std::string describe_query(const SizeQuery& q) {
+  std::string given;
+  const auto add = [&given](const std::string& s) { given += (given.empty() ? "" : ", ") + s; };
+  if (q.n) add(fmt::format("n = {} keys", *q.n));
+  if (q.p) add(fmt::format("p = {:.6g}", *q.p));
+  if (q.m_bits) add(fmt::format("m = {} bits ({})", *q.m_bits, format_bytes(*q.m_bits / 8)));
+  if (q.k) add(fmt::format("k = {}", *q.k));
+  return given;
+}
+
+std::string human_table(const SizeQuery& q, const std::vector<SizeRow>& rows) {
+  std::vector<std::vector<std::string>> cells = {
+      {"filter", "keys", "bits", "bytes", "size", "bits/key", "k", "p"}};
+  bool any_above = false, any_short = false;
+  for (const SizeRow& r : rows) {
+    any_above |= r.above_build_limit;
+    any_short |= r.meets_p == false;
+    cells.push_back({r.title, std::to_string(r.keys),
+                     fmt::format("{}{}", r.bits, r.above_build_limit ? "*" : ""),
+                     std::to_string(r.bytes()), format_bytes(r.bytes()),
+                     r.bits_per_key ? fmt::format("{:.6g}", *r.bits_per_key) : "-",
+                     r.k ? std::to_string(*r.k) : "-",
+                     fmt::format("{:.6g}{}", r.fpr, r.meets_p == false ? "!" : "")});
+  }
+  std::vector<size_t> width(cells[0].size(), 0);
+  for (const auto& line : cells)
+    for (size_t c = 0; c < line.size(); ++c) width[c] = std::max(width[c], line[c].size());
+  std::string t = "for " + describe_query(q) + ":\n";
+  for (const auto& line : cells) {
+    t += fmt::format("{:<{}}", line[0], width[0]);
+    for (size_t c = 1; c < line.size(); ++c) t += fmt::format("  {:>{}}", line[c], width[c]);
+    t += '\n';
+  }
+  if (any_above) {
+    t += fmt::format("* more than 2^40 bits ({}), the largest filter bloomtool builds\n",
+                     format_bytes(model::kMaxBits / 8));
+  }
+  if (any_short) t += "! p above the requested rate: fixed at 2^-f by the fingerprint width\n";
+  return t;
+}
+
+std::string json_text(const SizeQuery& q, const std::vector<SizeRow>& rows) {
+  JsonWriter j;
+  j.begin_object();
+  j.key("query").begin_object();
+  j.field("n", q.n);
+  j.field("p", q.p);
+  j.field("m", q.m_bits);
+  j.field("k", q.k);
+  j.end_object();
+  j.field("build_limit_bits", model::kMaxBits);
+  j.key("rows").begin_array();
+  for (const SizeRow& r : rows) {
+    j.begin_object();
+    j.field("filter", r.name);
+    j.field("title", r.title);
+    j.field("keys", r.keys);
+    j.field("bits", r.bits);
+    j.field("bytes", r.bytes());
+    j.field("bits_per_key", r.bits_per_key);
+    j.field("k", r.k);
+    j.field("fingerprint_bits", r.fingerprint_bits);
+    j.field("fpr", r.fpr);
+    j.field("meets_p", r.meets_p);
+    j.field("above_build_limit", r.above_build_limit);
+    j.end_object();
+  }
+  j.end_array();
+  j.end_object();
+  return j.str();
+}
+
+int run_size(const SizeOptions& o) {
+  const SizeQuery q = parse_query(o);
+  const std::vector<SizeRow> rows = size_table(q);
+  StdoutWriter out;
+  if (o.json)
+    out.line(json_text(q, rows));
+  else
+    out.write(human_table(q, rows));
+  out.flush();
+  return kExitOk;
+}
+
+}  // namespace
+
+Command register_size(CLI::App& root) {
+  auto o = std::make_shared<SizeOptions>();
+  CLI::App* app = root.add_subcommand(
+      "size", "Size calculator: give two of -n, -p, -m; prints the third for every filter kind");
+  app->add_option("-n,--capacity", o->n, "Distinct keys (e.g. 10M)")->type_name("N");
+  app->add_option("-p,--fpr", o->p, "False-positive rate: 0.01, 1%, 1e-4")->type_name("P");
+  app->add_option("-m,--bits", o->m, "Filter size: bits (8M) or bytes (1MiB, 64GiB)")
+      ->type_name("SIZE");
+  app->add_option("-k,--hashes", o->k, "Fix the Bloom filters' hash count (default: optimal)")
+      ->type_name("K");
+  app->add_flag("--json", o->json, "Print one JSON object instead of the table");
+  return {app, [o] { return run_size(*o); }};
+}
+
+}  // namespace bloomtool::cli

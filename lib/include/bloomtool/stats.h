@@ -1,0 +1,117 @@
+// What `bloomtool stats` (and the summary of `build`) reports about a filter: the figures its
+// header and payload imply — fill, distinct keys, the model's false-positive rate for the keys it
+// holds, the rate its fill implies, its distance from the information-theoretic lower bound — and
+// a measured false-positive rate with confidence intervals, judged against the model.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "bloomtool/filter.h"
+#include "bloomtool/filter_file.h"
+
+namespace bloomtool {
+
+class BloomFilter;
+
+// Standard normal quantiles of two-sided 95% and 99.9% intervals.
+inline constexpr double kZ95 = 1.959963984540054;
+inline constexpr double kZ999 = 3.290526731491926;
+
+struct Interval {
+  double low = 0;
+  double high = 0;
+  bool contains(double x) const noexcept { return low <= x && x <= high; }
+};
+
+// Wilson score interval for `hits` successes in `trials` Bernoulli trials at quantile z.
+// trials must be positive; the result lies within [0, 1].
+Interval wilson_interval(uint64_t hits, uint64_t trials, double z);
+
+// A measured false-positive rate next to the model it is judged against.
+struct FprMeasurement {
+  uint64_t probes = 0;
+  uint64_t false_positives = 0;
+  double rate = 0;  // false_positives / probes
+  Interval ci95;    // Wilson, 95%
+  Interval ci999;   // Wilson, 99.9%
+  double model_fpr = 0;
+  bool consistent = false;  // model_fpr lies inside ci999
+};
+
+// Judges `false_positives` out of `probes` (probes > 0) against `model_fpr`.
+FprMeasurement judge_fpr(uint64_t false_positives, uint64_t probes, double model_fpr);
+
+// Generated probe keys are 18 bytes: "\n\xff" and 16 pseudo-random bytes drawn from `probe_seed`.
+// No key of a `lines` input can hold a line feed, and no NDJSON key can hold the byte 0xFF (it is
+// never valid UTF-8), so a probe is never one of the filter's keys.
+inline constexpr size_t kProbeKeyBytes = 18;
+// The i-th probe key of a seed; the same seed always gives the same keys.
+std::string probe_key(uint64_t probe_seed, uint64_t i);
+
+// The quick measurement `build` and `xor-build` print at the end, and the default probe seed.
+inline constexpr uint64_t kQuickProbes = 100000;
+inline constexpr uint64_t kDefaultProbeSeed = 1;
+
+// Queries `probes` generated keys (hashed with the filter's `hash_seed`) and judges the rate
+// against `model_fpr`. Deterministic for a given probe_seed. probes must be positive.
+FprMeasurement measure_fpr(const Filter& filter, uint64_t hash_seed, uint64_t probes,
+                           uint64_t probe_seed, double model_fpr);
+
+// How many of `hashes` the filter reports as possibly present.
+uint64_t count_present(const Filter& filter, std::span<const uint64_t> hashes);
+
+// A Bloom filter's bits read as evidence: set bits, the rate they imply and the distinct keys
+// they imply, each by the model of the filter's variant.
+struct BloomFill {
+  uint64_t set_bits = 0;
+  // Probability that a random non-member passes: (X/m)^k for the standard layout; for the
+  // blocked layout the exact mean over blocks of (X_b/512)^k, X_b the set bits of block b.
+  double fpr = 0;
+  // Standard: -(m/k) ln(1 - X/m). Blocked: the inverse of the blocked model's expected fill,
+  // -(m/512) ln(1 - X/m) / (1 - (1 - 1/512)^k). Infinity when every bit is set.
+  double distinct = 0;
+};
+BloomFill bloom_fill(const BloomFilter& filter);
+
+// Figures computed from a filter file's header and its filter. Values that do not apply to a
+// kind (the fill of an xor filter) are empty.
+struct FilterStats {
+  uint64_t filter_bits = 0;    // Bloom: m; xor / binary fuse: m slots times f bits
+  uint64_t distinct_keys = 0;  // the header's distinct count: exact, or estimated at build time
+  std::optional<uint64_t> set_bits;
+  std::optional<double> fill;                // set_bits / m
+  std::optional<double> distinct_from_fill;  // empty also when every bit is set
+  std::optional<double> bits_per_key;        // filter_bits / distinct_keys; empty when 0 keys
+  double model_fpr = 0;  // the variant's model for distinct_keys; 2^-f for xor / binary fuse
+  std::optional<double> fill_fpr;
+  std::optional<double> lower_bound_bits;   // distinct_keys * log2(1 / model_fpr)
+  std::optional<double> lower_bound_ratio;  // filter_bits / lower_bound_bits
+
+  // The rate gates compare against when nothing was measured: the fill's rate when there is a
+  // fill, else the model's.
+  double expected_fpr() const noexcept { return fill_fpr.value_or(model_fpr); }
+};
+
+// Throws kUnsupported for a kind it does not know, kInvalidArgument when `filter` is not of the
+// header's kind.
+FilterStats compute_stats(const FilterHeader& header, const Filter& filter);
+
+// Where the header's counts disagree with the filter's bits, one sentence each (empty when they
+// agree): more distinct keys than keys added; set bits without keys or keys without set bits; more
+// than k set bits per key added; a recorded distinct count further from the fill's estimate than
+// ten standard deviations of that estimate, and at least 3%. Checksums prove the bytes are the
+// ones written, not that the writer counted right.
+std::vector<std::string> header_count_problems(const FilterHeader& header, const FilterStats& s);
+
+// The model's rate for n distinct keys in a filter described by `header`.
+double model_fpr_for(const FilterHeader& header, double n);
+
+// One line such as "0.0101 measured (1010 of 100000 probes, 95% CI 0.00950-0.0107); model 0.01
+// is consistent with it (inside the 99.9% interval)".
+std::string describe_measurement(const FprMeasurement& m);
+
+}  // namespace bloomtool
