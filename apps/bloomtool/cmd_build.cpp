@@ -35,6 +35,7 @@ struct BuildOptions {
   unsigned threads = 0;
   bool no_measure = false;
   InputArgs input;
+  ShrinkGuardArgs guard;
 };
 
 // The resolved filter geometry and how it was chosen.
@@ -109,6 +110,7 @@ int run_build(const BuildOptions& o) {
   const InputOptions input_options = o.input.options();
   const int64_t created = creation_time(o.created);
   check_output_path(o.output);
+  const ShrinkLimits shrink_limits = o.guard.limits(o.output);
 
   KeyReader reader(o.input.inputs, input_options);
   Progress progress(reader, want_progress(o.input.progress, o.quiet, false), o.input.progress);
@@ -176,6 +178,8 @@ int run_build(const BuildOptions& o) {
                             "(raise -n, or pass --allow-overfill)",
                             o.output, distinct, *plan.n));
   }
+
+  check_shrink(shrink_limits, o.output, distinct);
 
   FilterHeader h;
   h.kind = FilterKind::kBloom;
@@ -265,6 +269,7 @@ Command register_build(CLI::App& root) {
       ->type_name("TIME");
   app->add_flag("--allow-overfill", o->allow_overfill,
                 "Write the filter even when distinct keys exceed -n by more than 20%");
+  o->guard.add_to(*app);
   app->add_flag("-q,--quiet", o->quiet, "Print nothing but errors (no summary, no progress)");
   app->add_option("--threads", o->threads,
                   "Worker threads (default: all cores); the output is the same for any number")

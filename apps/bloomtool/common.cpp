@@ -2,6 +2,7 @@
 // checks of output paths.
 #include "common.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 #include <ctime>
 
 #include "bloomtool/error.h"
+#include "bloomtool/filter_file.h"
 #include "bloomtool/units.h"
 
 namespace bloomtool::cli {
@@ -171,6 +173,69 @@ void report_bad_lines(const InputStats& stats) {
                    stats.bad_lines == 1 ? "" : "s", stats.first_bad_line));
 }
 
+namespace {
+
+[[noreturn]] void throw_stdout_error(int e) {
+  if (e == EPIPE) throw BrokenPipe{};
+  if (e == EBADF) throw Error(ErrorCode::kIOError, "<stdout>: standard output is closed");
+  throw_io_error("<stdout>", e);
+}
+
+}  // namespace
+
+void ShrinkGuardArgs::add_to(CLI::App& app) {
+  app.add_option("--min-keys", min_keys,
+                 "Refuse to write the filter (exit 2) if the input has fewer distinct keys")
+      ->type_name("N");
+  app.add_option("--max-shrink", max_shrink,
+                 "Refuse to replace OUT (exit 2) if the new filter has this much fewer distinct "
+                 "keys than OUT records (10%, 0.1)")
+      ->type_name("PCT");
+}
+
+ShrinkLimits ShrinkGuardArgs::limits(const std::string& output) const {
+  ShrinkLimits l;
+  if (!min_keys.empty()) l.min_keys = parse_count(min_keys, "--min-keys");
+  if (!max_shrink.empty()) {
+    if (output == "-") {
+      throw Error(ErrorCode::kInvalidArgument,
+                  "--max-shrink: compares with the file being replaced; not possible with -o -");
+    }
+    l.max_shrink = parse_fraction(max_shrink, "--max-shrink");
+  }
+  return l;
+}
+
+void check_shrink(const ShrinkLimits& limits, const std::string& output, uint64_t distinct) {
+  const std::string name = output == "-" ? "<stdout>" : output;
+  if (distinct < limits.min_keys) {
+    throw Error(ErrorCode::kLimitExceeded,
+                fmt::format("{}: {} distinct keys, fewer than --min-keys {}; nothing written", name,
+                            distinct, limits.min_keys));
+  }
+  if (!limits.max_shrink) return;
+  struct stat st;
+  if (::stat(output.c_str(), &st) != 0 && errno == ENOENT) return;  // first run: nothing to compare
+  FilterHeader old;
+  try {
+    old = read_filter_header(output);
+  } catch (const Error& e) {
+    throw Error(e.code(), std::string(e.what()) +
+                              " (--max-shrink compares with the file being replaced; remove it "
+                              "to start afresh)");
+  }
+  const double floor = (1.0 - *limits.max_shrink) * static_cast<double>(old.distinct_estimate);
+  if (static_cast<double>(distinct) < floor) {
+    const double shrink =
+        100.0 * (1.0 - static_cast<double>(distinct) / static_cast<double>(old.distinct_estimate));
+    throw Error(ErrorCode::kLimitExceeded,
+                fmt::format("{}: {} distinct keys, {:.1f}% fewer than the {} in the file being "
+                            "replaced (--max-shrink {}); nothing written",
+                            name, distinct, shrink, old.distinct_estimate,
+                            fmt::format("{:g}%", *limits.max_shrink * 100.0)));
+  }
+}
+
 StdoutWriter::StdoutWriter() : buf_(1 << 18) {}
 
 StdoutWriter::~StdoutWriter() {
@@ -190,8 +255,7 @@ void StdoutWriter::write(std::string_view s) {
         const ssize_t w = ::write(STDOUT_FILENO, p, left);
         if (w < 0) {
           if (errno == EINTR) continue;
-          if (errno == EPIPE) throw BrokenPipe{};
-          throw_io_error("<stdout>", errno);
+          throw_stdout_error(errno);
         }
         p += w;
         left -= static_cast<size_t>(w);
@@ -210,12 +274,22 @@ void StdoutWriter::flush() {
     if (w < 0) {
       if (errno == EINTR) continue;
       used_ = 0;
-      if (errno == EPIPE) throw BrokenPipe{};
-      throw_io_error("<stdout>", errno);
+      throw_stdout_error(errno);
     }
     done += static_cast<size_t>(w);
   }
   used_ = 0;
+}
+
+void guard_standard_fds() noexcept {
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    const int got = ::open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY);
+    if (got >= 0 && got != fd) {
+      ::dup2(got, fd);
+      ::close(got);
+    }
+  }
 }
 
 void warn(std::string_view message) {

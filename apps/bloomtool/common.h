@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -66,6 +67,23 @@ struct InputArgs {
 // (first: ...)".
 void report_bad_lines(const InputStats& stats);
 
+// Guards for cron jobs against publishing a filter built from truncated input: --min-keys N and
+// --max-shrink PCT (compared with the distinct keys recorded in the file being replaced).
+struct ShrinkLimits {
+  uint64_t min_keys = 0;
+  std::optional<double> max_shrink;  // a fraction in [0, 1]
+};
+struct ShrinkGuardArgs {
+  std::string min_keys;
+  std::string max_shrink;
+  void add_to(CLI::App& app);
+  // Parses the options; --max-shrink needs a file output (not "-").
+  ShrinkLimits limits(const std::string& output) const;
+};
+// Throws kLimitExceeded, naming `output`, when `distinct` keys break a limit; nothing is written
+// then. An existing output that cannot be read as a filter fails --max-shrink too.
+void check_shrink(const ShrinkLimits& limits, const std::string& output, uint64_t distinct);
+
 // Thrown by StdoutWriter when the reader of stdout has gone away (EPIPE); main() ends quietly.
 struct BrokenPipe {};
 
@@ -89,6 +107,11 @@ class StdoutWriter {
   std::vector<char> buf_;
   size_t used_ = 0;
 };
+
+// Occupies standard descriptors the caller left closed (`<&-`, `>&-`) with /dev/null opened in the
+// opposite direction: files opened later cannot take their numbers, and reading a closed stdin or
+// writing a closed stdout fails with EBADF instead of touching some other file.
+void guard_standard_fds() noexcept;
 
 // Prints "bloomtool: <message>" on stderr.
 void warn(std::string_view message);

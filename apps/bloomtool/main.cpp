@@ -28,6 +28,7 @@ void install_signal_handlers() {
 int main(int argc, char** argv) {
   using namespace bloomtool;
   using namespace bloomtool::cli;
+  guard_standard_fds();
   install_signal_handlers();
 
   CLI::App app{

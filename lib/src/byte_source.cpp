@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -67,6 +68,8 @@ class FdSource final : public ByteSource {
       }
       if (errno == EINTR) continue;
       if (errno == EISDIR) throw Error(ErrorCode::kBadInput, name_ + ": is a directory");
+      if (errno == EBADF && fd_ == STDIN_FILENO)
+        throw Error(ErrorCode::kIOError, name_ + ": standard input is closed");
       throw_io_error(name_, errno);
     }
   }
@@ -76,6 +79,22 @@ class FdSource final : public ByteSource {
   uint64_t total_ = 0;
   std::vector<char> pushback_;
   size_t pushback_pos_ = 0;
+};
+
+class MemorySource final : public ByteSource {
+ public:
+  explicit MemorySource(std::string_view bytes) : bytes_(bytes) {}
+  size_t read(char* dst, size_t cap) override {
+    const size_t n = std::min(cap, bytes_.size() - pos_);
+    if (n != 0) std::memcpy(dst, bytes_.data() + pos_, n);
+    pos_ += n;
+    return n;
+  }
+  uint64_t raw_bytes_read() const noexcept override { return pos_; }
+
+ private:
+  std::string_view bytes_;
+  size_t pos_ = 0;
 };
 
 class ZstdSource final : public ByteSource {
@@ -128,6 +147,14 @@ class ZstdSource final : public ByteSource {
 };
 
 }  // namespace
+
+std::unique_ptr<ByteSource> open_memory_source(std::string_view bytes, const std::string& name) {
+  auto mem = std::make_unique<MemorySource>(bytes);
+  if (bytes.size() >= 4 && std::memcmp(bytes.data(), kZstdMagic, 4) == 0) {
+    return std::make_unique<ZstdSource>(std::move(mem), name);
+  }
+  return mem;
+}
 
 std::unique_ptr<ByteSource> open_byte_source(const std::string& path, const std::string& name) {
   auto fd = std::make_unique<FdSource>(path, name);

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace bloomtool {
@@ -22,5 +23,9 @@ class ByteSource {
 // Opens `path` ("-" for standard input) and returns a source that yields its decompressed
 // content. `name` is how the input is named in error messages.
 std::unique_ptr<ByteSource> open_byte_source(const std::string& path, const std::string& name);
+
+// A source over bytes in memory (which must outlive it), decompressed when they start with the
+// zstd frame magic.
+std::unique_ptr<ByteSource> open_memory_source(std::string_view bytes, const std::string& name);
 
 }  // namespace bloomtool

@@ -284,14 +284,14 @@ FilterHeader parse_filter_header(std::span<const uint8_t> bytes, uint64_t file_b
                                  const std::string& path) {
   const uint8_t* p = bytes.data();
   const size_t have = bytes.size();
-  if (have < 16) {
-    if (have == 0 || std::memcmp(p, kMagic, std::min<size_t>(have, 8)) != 0) {
-      throw Error(ErrorCode::kCorrupt, path + ": not a bloomtool filter file (bad magic)");
-    }
-    truncated(path, file_bytes, kMinHeaderBytes);
+  if (have == 0) throw Error(ErrorCode::kCorrupt, path + ": truncated: the file is empty");
+  if (std::memcmp(p, kMagic, std::min<size_t>(have, 8)) != 0) {
+    throw Error(ErrorCode::kCorrupt, path + ": corrupt: not a bloomtool filter file (bad magic)");
   }
-  if (std::memcmp(p, kMagic, 8) != 0) {
-    throw Error(ErrorCode::kCorrupt, path + ": not a bloomtool filter file (bad magic)");
+  if (have < 16) {
+    throw Error(ErrorCode::kCorrupt, path + ": truncated: file has " + std::to_string(have) +
+                                         " bytes, less than the smallest header (" +
+                                         std::to_string(kMinHeaderBytes) + ")");
   }
   const uint32_t header_bytes = le::load<uint32_t>(p + 12);
   if (header_bytes < kMinHeaderBytes || header_bytes > kMaxHeaderBytes) {
@@ -432,6 +432,10 @@ FilterFileContents parse_filter_file(std::span<const uint8_t> bytes, const std::
   const auto stored = bytes.subspan(h.header_bytes, h.payload_stored_bytes);
   if (XXH3_64bits(stored.data(), stored.size()) != h.payload_checksum)
     corrupt(path, "payload checksum mismatch");
+  if (h.codec == PayloadCodec::kZstd &&
+      ZSTD_getFrameContentSize(stored.data(), stored.size()) != h.payload_raw_bytes) {
+    corrupt(path, "compressed payload does not declare the expected length");
+  }
   check_payload_fits_memory(h, path);
   out.payload = WordBuffer(h.payload_raw_bytes / 8);
   unpack_payload(stored, h, path, reinterpret_cast<uint8_t*>(out.payload.data()),

@@ -137,6 +137,11 @@ KeyReader::KeyReader(std::vector<std::string> inputs, InputOptions options)
   buf_.resize(kReadBlock + kJsonPadding);
 }
 
+KeyReader::KeyReader(MemoryInput input, InputOptions options)
+    : KeyReader(std::vector<std::string>{input.name}, options) {
+  memory_ = std::move(input);
+}
+
 KeyReader::~KeyReader() = default;
 
 uint64_t KeyReader::raw_bytes_read() const noexcept {
@@ -157,8 +162,13 @@ uint64_t KeyReader::total_input_bytes() const {
 bool KeyReader::open_next_input() {
   if (next_input_ == inputs_.size()) return false;
   const std::string& path = inputs_[next_input_++];
-  name_ = path == "-" ? "<stdin>" : path;
-  source_ = open_byte_source(path, name_);
+  if (memory_) {
+    name_ = memory_->name;
+    source_ = open_memory_source(memory_->bytes, name_);
+  } else {
+    name_ = path == "-" ? "<stdin>" : path;
+    source_ = open_byte_source(path, name_);
+  }
   begin_ = end_ = 0;
   eof_ = false;
   at_input_start_ = true;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -78,10 +79,19 @@ class JsonField;
 
 class ByteSource;
 
+// Key bytes already in memory, read like a file called `name` (zstd recognised by its magic).
+// For tests and fuzzing; `bytes` must outlive the reader.
+struct MemoryInput {
+  std::string_view bytes;
+  std::string name;
+};
+
 class KeyReader {
  public:
   // Reads the inputs in order; "-" (or an empty list) means standard input.
   KeyReader(std::vector<std::string> inputs, InputOptions options);
+  // Reads one input held in memory.
+  KeyReader(MemoryInput input, InputOptions options);
   ~KeyReader();
   KeyReader(const KeyReader&) = delete;
   KeyReader& operator=(const KeyReader&) = delete;
@@ -108,6 +118,7 @@ class KeyReader {
   void bad_line(const std::string& reason);
 
   std::vector<std::string> inputs_;
+  std::optional<MemoryInput> memory_;
   InputOptions options_;
   size_t next_input_ = 0;
   std::unique_ptr<ByteSource> source_;
