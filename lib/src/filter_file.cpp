@@ -397,8 +397,13 @@ FilterHeader parse_filter_header(std::span<const uint8_t> bytes, uint64_t file_b
   }
 
   // Declared sizes against the file and sane limits, before anything is allocated.
+  if (h.payload_stored_bytes > file_bytes - header_bytes) {
+    throw Error(ErrorCode::kCorrupt, path + ": truncated: file has " + std::to_string(file_bytes) +
+                                         " bytes, its header declares " +
+                                         std::to_string(header_bytes) + " header bytes and " +
+                                         std::to_string(h.payload_stored_bytes) + " payload bytes");
+  }
   const uint64_t need = header_bytes + h.payload_stored_bytes;
-  if (h.payload_stored_bytes > file_bytes || need > file_bytes) truncated(path, file_bytes, need);
   if (need < file_bytes)
     corrupt(path, std::to_string(file_bytes - need) + " bytes after the payload");
   if (h.payload_raw_bytes == 0 || h.payload_raw_bytes % 8 != 0) {

@@ -1,6 +1,7 @@
 // Line splitting for KeyReader, and the per-line work of the richer formats. The buffer holds at
-// least one whole line: it grows up to the key limit plus one read block and no further, so a
-// multi-gigabyte line costs bounded memory and a clear error. Views handed out in a batch point
+// least one whole line: it grows geometrically up to the key limit plus one read block and no
+// further, so a multi-gigabyte line costs bounded memory (at most about 1.5 times that, while the
+// buffer moves) and a clear error. Views handed out in a batch point
 // into the current buffer contents or the batch's own arena; the buffer is compacted only between
 // batches, and arena views are fixed up once the batch is complete, since the arena may move while
 // it grows. A `lines` input without normalisation takes a path that does nothing but split.
@@ -20,6 +21,8 @@ namespace bloomtool {
 
 namespace {
 constexpr size_t kReadBlock = 1u << 20;
+// Memory inputs start small so that tests and fuzzing cross buffer boundaries often.
+constexpr size_t kMemoryFirstBlock = 512;
 constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
 
 std::string line_too_long(const std::string& name, uint64_t line_no, uint64_t limit,
@@ -134,7 +137,6 @@ KeyReader::KeyReader(std::vector<std::string> inputs, InputOptions options)
       break;
   }
   plain_ = options_.format == InputFormat::kLines && options_.normaliser.empty();
-  buf_.resize(kReadBlock + kJsonPadding);
 }
 
 KeyReader::KeyReader(MemoryInput input, InputOptions options)
@@ -169,6 +171,7 @@ bool KeyReader::open_next_input() {
     name_ = path == "-" ? "<stdin>" : path;
     source_ = open_byte_source(path, name_);
   }
+  if (buf_.empty()) buf_.resize((memory_ ? kMemoryFirstBlock : kReadBlock) + kJsonPadding);
   begin_ = end_ = 0;
   eof_ = false;
   at_input_start_ = true;
@@ -184,7 +187,15 @@ bool KeyReader::fill() {
     end_ -= begin_;
     begin_ = 0;
   }
-  if (end_ + kJsonPadding == buf_.size()) buf_.resize(buf_.size() + kReadBlock);
+  if (end_ + kJsonPadding == buf_.size()) {
+    // One partial line fills the buffer, and next() has checked it is within the key limit:
+    // grow geometrically (a long line costs linear time), up to the limit plus one read. Past
+    // half the cap, go straight to it, so old and new buffer together stay under 1.5 times it.
+    const uint64_t cap =
+        options_.max_key_bytes + 2 + kUtf8Bom.size() + kReadBlock + kJsonPadding;
+    const uint64_t twice = uint64_t{buf_.size()} * 2;
+    buf_.resize(static_cast<size_t>(twice > cap / 2 ? cap : twice));
+  }
   const size_t r = source_->read(buf_.data() + end_, buf_.size() - kJsonPadding - end_);
   stats_.bytes += r;
   end_ += r;
@@ -224,8 +235,9 @@ bool KeyReader::next_records(KeyBatch& batch) {
       }
       line_end = end_;
     } else {
-      // Need more bytes. A line longer than the limit (plus CR) is refused before it grows.
-      if (end_ - begin_ > limit + 1) {
+      // Need more bytes. A line longer than the limit (plus CR, plus a BOM on the first line)
+      // is refused before it grows.
+      if (end_ - begin_ > limit + 1 + (at_input_start_ ? kUtf8Bom.size() : 0)) {
         throw Error(ErrorCode::kLimitExceeded,
                     line_too_long(name_, line_no_ + 1, limit, lines_format));
       }

@@ -1,0 +1,2 @@
+https://example.com/
+this is a key list, not a filter

@@ -1,0 +1,41 @@
+// The golden filter files in testdata/golden/ (made once by tools/make_golden.sh from
+// testdata/golden/keys.txt with SOURCE_DATE_EPOCH=1700000000) and what every later bloomtool
+// must read from them. Shared by the golden-file test and the corruption sweeps.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bloomtool/filter_file.h"
+
+namespace bloomtool::test {
+
+struct GoldenFile {
+  std::string name;  // in testdata/golden/
+  FilterKind kind;
+  uint32_t variant;
+  uint64_t m;
+  uint32_t k;
+  uint64_t header_bytes;
+  std::string label;
+  uint64_t payload_xxh3;  // XXH3-64 of the decompressed payload as little-endian bytes
+};
+
+// TODO(xor/fuse, issue 5): add the xor and binary fuse golden files here once make_golden.sh
+// writes them.
+inline const std::vector<GoldenFile>& golden_files() {
+  static const std::vector<GoldenFile> files = {
+      {"v1-bloom-standard.bf", FilterKind::kBloom, 0, 1024, 5, 211, "golden-standard",
+       0xb158b9108f1c9468ull},
+      {"v1-bloom-blocked.bf", FilterKind::kBloom, 1, 1024, 6, 210, "golden-blocked",
+       0xd1ef315d5148ba4cull},
+  };
+  return files;
+}
+
+inline std::string golden_path(const std::string& name) {
+  return std::string(BLOOMTOOL_TESTDATA) + "/golden/" + name;
+}
+
+}  // namespace bloomtool::test

@@ -1,0 +1,78 @@
+// Golden files: a file written by bloomtool 0.1 (format 1.0) must read identically forever —
+// every header field, the exact payload bits, and membership of every golden key.
+#include <xxhash.h>
+
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "bloomtool/hash.h"
+#include "bloomtool/load_filter.h"
+#include "golden_files.h"
+
+using namespace bloomtool;
+using bloomtool::test::golden_files;
+using bloomtool::test::golden_path;
+
+namespace {
+
+std::vector<std::string> golden_keys() {
+  std::ifstream in(std::string(BLOOMTOOL_TESTDATA) + "/golden/keys.txt");
+  std::vector<std::string> keys;
+  for (std::string line; std::getline(in, line);) keys.push_back(line);
+  return keys;
+}
+
+}  // namespace
+
+TEST_CASE("golden v1 files still read identically", "[golden]") {
+  const std::vector<std::string> keys = golden_keys();
+  REQUIRE(keys.size() == 40);
+  for (const auto& g : golden_files()) {
+    INFO(g.name);
+    const FilterFileContents c = read_filter_file(golden_path(g.name));
+    const FilterHeader& h = c.header;
+    CHECK(h.major == 1);
+    CHECK(h.minor == 0);
+    CHECK(h.required_features == 0);
+    CHECK(h.kind == g.kind);
+    CHECK(h.variant == g.variant);
+    CHECK(h.hash_id == kHashXxh3_64);
+    CHECK(h.seed == kDefaultSeed);
+    CHECK(h.m == g.m);
+    CHECK(h.k == g.k);
+    CHECK(h.lines_read == 40);
+    CHECK(h.keys_added == 40);
+    CHECK(h.distinct_estimate == 40);
+    CHECK(h.empty_lines == 0);
+    CHECK(h.created_unix == 1700000000);
+    CHECK(h.codec == PayloadCodec::kZstd);
+    CHECK(h.header_bytes == g.header_bytes);
+    CHECK(h.label == g.label);
+    CHECK(h.tool_version == "bloomtool 0.1.0");
+    CHECK(h.input_options == "lines");
+    CHECK(h.normalisation.empty());
+    CHECK(h.kind_params.empty());
+    REQUIRE(h.payload_raw_bytes == c.payload.size() * 8);
+    CHECK(XXH3_64bits(c.payload.data(), h.payload_raw_bytes) == g.payload_xxh3);
+
+    const LoadedFilter f = load_filter(golden_path(g.name));
+    for (const std::string& key : keys) {
+      INFO(key);
+      CHECK(f.filter->contains_hash(hash_key(key, f.header.seed)));
+    }
+  }
+}
+
+TEST_CASE("an unknown optional header field is skipped", "[golden]") {
+  const auto& g = golden_files().front();
+  const LoadedFilter ref = load_filter(golden_path(g.name));
+  const LoadedFilter f = load_filter(std::string(BLOOMTOOL_TESTDATA) + "/bad/optional-field.bf");
+  CHECK(f.header.m == ref.header.m);
+  CHECK(f.header.k == ref.header.k);
+  CHECK(f.header.label == ref.header.label);
+  CHECK(f.header.header_bytes == ref.header.header_bytes + 11);
+  for (const std::string& key : golden_keys())
+    CHECK(f.filter->contains_hash(hash_key(key, f.header.seed)));
+}

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Generates the golden filter files in testdata/golden/ and the known-bad files in testdata/bad/.
+#
+#   tools/make_golden.sh [BUILD_DIR]          (default build/release; needs bloomtool and craft_files)
+#   tools/make_golden.sh --force [BUILD_DIR]  also rewrite golden files that already exist
+#
+# A golden file is written once, by the bloomtool of its format version, and then kept forever:
+# tests/unit/golden_test.cpp checks that every later bloomtool still reads it identically. So this
+# script only creates golden files that are missing; --force is for a deliberate, reviewed reset.
+# The bad files are derived from the golden ones by tests/tools/craft_files.cpp and are always
+# regenerated (deterministically: ctest checks that regenerating them changes no byte).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+force=0
+if [ "${1:-}" = "--force" ]; then
+  force=1
+  shift
+fi
+build=${1:-build/release}
+bt=$build/apps/bloomtool/bloomtool
+craft=$build/tests/tools/craft_files
+for exe in "$bt" "$craft"; do
+  [ -x "$exe" ] || { echo "make_golden: $exe not built (cmake --build --preset release)" >&2; exit 2; }
+done
+
+export SOURCE_DATE_EPOCH=1700000000  # 2023-11-14T22:13:20Z
+keys=testdata/golden/keys.txt
+
+# name | arguments after "bloomtool" (the output path is appended as -o). One line per golden file.
+# TODO(xor/fuse, issue 5): add v1-xor-8.bf / v1-fuse-16.bf lines (xor-build) once they exist, and
+# list them in tests/unit/golden_test.cpp and testdata/bad/README.md's sweep note.
+golden=(
+  "v1-bloom-standard.bf|build -q --threads 1 -m 1024 -k 5 --variant standard --label golden-standard $keys"
+  "v1-bloom-blocked.bf|build -q --threads 1 -m 1024 -k 6 --variant blocked --label golden-blocked $keys"
+)
+
+for entry in "${golden[@]}"; do
+  name=${entry%%|*}
+  args=${entry#*|}
+  out=testdata/golden/$name
+  if [ -e "$out" ] && [ $force -eq 0 ]; then
+    echo "make_golden: keeping $out"
+    continue
+  fi
+  # shellcheck disable=SC2086
+  "$bt" $args -o "$out"
+  echo "make_golden: wrote $out ($(stat -c %s "$out") bytes)"
+done
+
+rm -f testdata/bad/*.bf
+"$craft" bad testdata/golden testdata/bad
+echo "make_golden: wrote $(find testdata/bad -name '*.bf' | wc -l) files in testdata/bad/"
