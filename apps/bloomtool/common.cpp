@@ -284,7 +284,8 @@ void StdoutWriter::flush() {
 void guard_standard_fds() noexcept {
   for (int fd = 0; fd <= 2; ++fd) {
     if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
-    const int got = ::open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY);
+    // stdin: reads fail; stdout: writes of results fail; stderr: diagnostics are discarded.
+    const int got = ::open("/dev/null", fd == 1 ? O_RDONLY : O_WRONLY);
     if (got >= 0 && got != fd) {
       ::dup2(got, fd);
       ::close(got);
@@ -292,8 +293,11 @@ void guard_standard_fds() noexcept {
   }
 }
 
-void warn(std::string_view message) {
-  fmt::print(stderr, "bloomtool: {}\n", message);
+void warn(std::string_view message) noexcept {
+  try {
+    fmt::print(stderr, "bloomtool: {}\n", message);
+  } catch (...) {  // stderr unwritable: nowhere left to report it
+  }
 }
 
 int64_t creation_time(const std::string& created_option) {

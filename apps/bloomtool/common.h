@@ -108,13 +108,13 @@ class StdoutWriter {
   size_t used_ = 0;
 };
 
-// Occupies standard descriptors the caller left closed (`<&-`, `>&-`) with /dev/null opened in the
-// opposite direction: files opened later cannot take their numbers, and reading a closed stdin or
-// writing a closed stdout fails with EBADF instead of touching some other file.
+// Occupies standard descriptors the caller left closed (`<&-`, `>&-`, `2>&-`) with /dev/null, so
+// files opened later cannot take their numbers: reading a closed stdin or writing a closed stdout
+// then fails with EBADF instead of touching some other file; diagnostics to a closed stderr vanish.
 void guard_standard_fds() noexcept;
 
 // Prints "bloomtool: <message>" on stderr.
-void warn(std::string_view message);
+void warn(std::string_view message) noexcept;
 
 // Creation time for new files: --created, else SOURCE_DATE_EPOCH, else now.
 int64_t creation_time(const std::string& created_option);

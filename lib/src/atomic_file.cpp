@@ -12,6 +12,7 @@
 
 #include <cerrno>
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <random>
@@ -52,6 +53,24 @@ void fsync_dir(const std::string& dir) {
   ::close(fd);
 }
 
+// True if process `pid` exists and is not a zombie (a killed writer whose parent has not reaped
+// it — common in containers whose PID 1 does not reap — can never finish its temp file).
+bool process_running(long pid) {
+  if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) return false;
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return true;  // no procfs: assume it runs
+  char buf[512];
+  const ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  if (n <= 0) return true;
+  buf[n] = '\0';
+  const char* paren = std::strrchr(buf, ')');  // "pid (comm) S ...": comm may hold spaces
+  if (paren == nullptr || paren[1] != ' ') return true;
+  return paren[2] != 'Z' && paren[2] != 'X';
+}
+
 // Removes ".<name>.tmp.<pid>.*" files in dir whose pid no longer runs.
 void remove_stale_temps(const std::string& path) {
   const std::string dir = dir_of(path);
@@ -66,7 +85,7 @@ void remove_stale_temps(const std::string& path) {
     const long pid = std::strtol(rest.c_str(), &stop, 10);
     if (stop == rest.c_str() || *stop != '.' || pid <= 0) continue;
     if (pid == ::getpid()) continue;
-    if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+    if (process_running(pid)) continue;
     ::unlink((dir + "/" + std::string(name)).c_str());
   }
   ::closedir(d);

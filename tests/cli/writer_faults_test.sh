@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# Writer faults: builds killed at random points never publish a broken file and leave no temp
+# file behind after the next successful run; SIGTERM cleans up at once; a full disk, a read-only
+# directory, a missing directory and a full stdout each give exit 2 naming the path and the reason,
+# with the previous file byte-identical. Mounting needs root (CI runs as root); without it those
+# cases are skipped with a message.
+source "$(dirname "$0")/lib.sh"
+export SOURCE_DATE_EPOCH=1700000000
+mounts=()
+cleanup() {
+  for m in "${mounts[@]}"; do umount "$m" 2>/dev/null; done
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+awk 'BEGIN{for(i=0;i<100000;i++) printf "https://kill.example/%d\n", i}' >keys
+awk 'BEGIN{for(i=0;i<3000;i++) printf "https://old.example/%d\n", i}' >old-keys
+"$BT" build -q -p 1% -o new.bf keys
+"$BT" build -q -p 1% -o old.bf old-keys
+temps() { find "$1" -maxdepth 1 -name ".${2}.tmp.*" | wc -l; }
+
+# --- SIGKILL at random points -------------------------------------------------------------
+mkdir kill
+start=$(date +%s%N)
+"$BT" build -q -p 1% -o kill/probe.bf keys
+span_us=$((($(date +%s%N) - start) / 1000))
+RANDOM=20240131
+runs=0 completed=0 killed_writing=0 bad=0
+for i in $(seq 100); do
+  if [ $((i % 3)) -eq 0 ]; then rm -f kill/out.bf; else cp old.bf kill/out.bf; fi
+  before=$([ -e kill/out.bf ] && echo old || echo absent)
+  # Kill points spread over the whole run, weighted towards its end (writing and renaming).
+  delay_us=$((span_us / 5 + (RANDOM * span_us) / 32768))
+  timeout --foreground -s KILL "$(printf '%d.%06d' $((delay_us / 1000000)) $((delay_us % 1000000)))" \
+    "$BT" build -q -p 1% -o kill/out.bf keys 2>/dev/null
+  rc=$?
+  runs=$((runs + 1))
+  if [ -e kill/out.bf ] && cmp -s kill/out.bf new.bf; then
+    state=new
+  elif [ -e kill/out.bf ] && cmp -s kill/out.bf old.bf; then
+    state=old
+  elif [ -e kill/out.bf ]; then
+    state=broken
+  else
+    state=absent
+  fi
+  CHECKS=$((CHECKS + 1))
+  case "$before/$state" in
+    absent/absent | absent/new | old/old | old/new) ;;
+    *) fail "run $i (exit $rc, killed after ${delay_us}us): output went from $before to $state"; bad=$((bad + 1)) ;;
+  esac
+  if [ "$rc" -eq 0 ]; then
+    completed=$((completed + 1))
+    CHECKS=$((CHECKS + 1))
+    [ "$(temps kill out.bf)" -eq 0 ] || fail "run $i completed but left temp files: $(ls -a kill)"
+  else
+    [ "$(temps kill out.bf)" -gt 0 ] && killed_writing=$((killed_writing + 1))
+  fi
+done
+run "$BT" build -q -p 1% -o kill/out.bf keys
+expect_rc 0 "build after the killed runs"
+expect_same_file kill/out.bf new.bf "build after the killed runs"
+expect_eq "$(temps kill out.bf)" "0" "no temp file left after the next successful build"
+run "$BT" query kill/out.bf keys --count
+expect_eq "$OUT" "100000" "the published filter finds every key"
+echo "writer faults: $runs SIGKILL runs (kill points up to $((span_us * 6 / 5 / 1000)) ms):" \
+  "$completed completed, $((runs - completed)) killed ($killed_writing of them while writing the" \
+  "temp file), $bad broken outputs"
+CHECKS=$((CHECKS + 1))
+[ "$killed_writing" -gt 0 ] || fail "no run was killed while writing: kill points miss the write"
+
+# SIGTERM and SIGINT remove the temp file at once.
+for sig in TERM INT; do
+  for i in 1 2 3 4 5; do
+    cp old.bf kill/out.bf
+    delay_us=$((span_us * i / 6))
+    timeout --foreground -s "$sig" "$(printf '0.%06d' "$delay_us")" "$BT" build -q -p 1% -o kill/out.bf keys
+    rc=$?
+    CHECKS=$((CHECKS + 1))
+    { cmp -s kill/out.bf old.bf || cmp -s kill/out.bf new.bf; } ||
+      fail "SIG$sig after ${delay_us}us: output is neither the old nor the new file"
+    CHECKS=$((CHECKS + 1))
+    [ "$(temps kill out.bf)" -eq 0 ] || fail "SIG$sig after ${delay_us}us (exit $rc) left a temp file"
+    runs=$((runs + 1))
+  done
+done
+
+# --- Missing directory, full stdout --------------------------------------------------------
+run "$BT" build -q -p 1% -o no/such/dir/out.bf keys
+expect_rc 2 "missing directory"
+expect_one_error_line "missing directory"
+expect_match "$ERR" "^bloomtool: no/such/dir/out.bf: No such file or directory$" "missing directory message"
+"$BT" build -q -p 1% -o - keys >/dev/full 2>err
+RC=$?
+ERR=$(cat err)
+expect_rc 2 "-o - to a full device"
+expect_one_error_line "-o - to a full device"
+expect_match "$ERR" "^bloomtool: <stdout>: No space left on device$" "full stdout message"
+"$BT" query new.bf keys >/dev/full 2>err
+RC=$?
+ERR=$(cat err)
+expect_rc 2 "query to a full device"
+expect_match "$ERR" "^bloomtool: <stdout>: No space left on device$" "query full stdout message"
+faults=4  # kill runs aside: missing dir, full stdout (build, query), and below
+
+# --- Full disk: a 256 KiB tmpfs ------------------------------------------------------------
+mkdir full
+if mount -t tmpfs -o size=256k tmpfs full 2>/dev/null; then
+  mounts+=("$WORK/full")
+  cp old.bf full/out.bf
+  awk 'BEGIN{for(i=0;i<300000;i++) printf "big-%d\n", i}' >big-keys  # a ~540 KB filter
+  run "$BT" build -q -p 0.1% -o full/out.bf big-keys
+  expect_rc 2 "full disk"
+  expect_one_error_line "full disk"
+  expect_match "$ERR" "^bloomtool: full/out.bf: No space left on device$" "full disk message"
+  expect_same_file full/out.bf old.bf "full disk leaves the old file"
+  expect_eq "$(temps full out.bf)" "0" "full disk leaves no temp file"
+  faults=$((faults + 1))
+else
+  echo "writer faults: SKIPPED full-disk case (cannot mount a tmpfs; needs root)"
+fi
+
+# --- Read-only directory: a tmpfs remounted read-only (root ignores permission bits) ---------
+mkdir ro
+if mount -t tmpfs -o size=1m tmpfs ro 2>/dev/null; then
+  mounts+=("$WORK/ro")
+  cp old.bf ro/out.bf
+  if mount -o remount,ro "$WORK/ro" 2>/dev/null; then
+    run "$BT" build -q -p 1% -o ro/out.bf keys
+    expect_rc 2 "read-only directory"
+    expect_one_error_line "read-only directory"
+    expect_match "$ERR" "^bloomtool: ro/out.bf: Read-only file system$" "read-only message"
+    expect_same_file ro/out.bf old.bf "read-only directory leaves the old file"
+    faults=$((faults + 1))
+  else
+    echo "writer faults: SKIPPED read-only case (cannot remount read-only)"
+  fi
+elif [ "$(id -u)" -ne 0 ]; then
+  chmod 555 ro
+  cp old.bf ro/out.bf 2>/dev/null || { chmod 755 ro; cp old.bf ro/out.bf; chmod 555 ro; }
+  run "$BT" build -q -p 1% -o ro/out.bf keys
+  expect_rc 2 "unwritable directory"
+  expect_match "$ERR" "^bloomtool: ro/out.bf: Permission denied$" "unwritable directory message"
+  expect_same_file ro/out.bf old.bf "unwritable directory leaves the old file"
+  chmod 755 ro
+  faults=$((faults + 1))
+else
+  echo "writer faults: SKIPPED read-only case (cannot mount a tmpfs)"
+fi
+echo "writer faults: $runs kill/signal runs, $faults other fault cases"
+
+finish

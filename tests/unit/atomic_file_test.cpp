@@ -1,0 +1,103 @@
+// AtomicFile: the target changes only at commit(), and a commit removes the temp files of writers
+// that died (killed, or zombies nobody reaped) but never those of writers still running.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "bloomtool/atomic_file.h"
+
+using namespace bloomtool;
+namespace fs = std::filesystem;
+
+namespace {
+
+size_t temp_files(const fs::path& dir) {
+  size_t n = 0;
+  for (const auto& e : fs::directory_iterator(dir))
+    n += e.path().filename().string().rfind(".out.tmp.", 0) == 0;
+  return n;
+}
+
+bool temp_of(const fs::path& dir, pid_t pid) {
+  return fs::exists(dir) && [&] {
+    for (const auto& e : fs::directory_iterator(dir))
+      if (e.path().filename().string().rfind(".out.tmp." + std::to_string(pid) + ".", 0) == 0)
+        return true;
+    return false;
+  }();
+}
+
+// Forks a writer that creates its temp file, reports through a pipe, then either waits to be
+// killed or kills itself.
+pid_t fork_writer(const std::string& target, bool die) {
+  int ready[2];
+  REQUIRE(pipe(ready) == 0);
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    close(ready[0]);
+    AtomicFile f(target);
+    const uint8_t bytes[3] = {1, 2, 3};
+    f.write(bytes);
+    (void)!::write(ready[1], "x", 1);
+    if (die) raise(SIGKILL);
+    for (;;) pause();
+  }
+  close(ready[1]);
+  char c;
+  REQUIRE(::read(ready[0], &c, 1) == 1);
+  close(ready[0]);
+  return pid;
+}
+
+}  // namespace
+
+TEST_CASE("commit replaces the target and sweeps temp files of dead writers only", "[atomic]") {
+  char tmpl[] = "/tmp/bloomtool-atomic-XXXXXX";
+  REQUIRE(mkdtemp(tmpl) != nullptr);
+  const fs::path dir(tmpl);
+  const std::string target = (dir / "out").string();
+  std::ofstream(target) << "old";
+
+  const pid_t alive = fork_writer(target, false);
+  const pid_t zombie = fork_writer(target, true);
+  siginfo_t info{};
+  REQUIRE(waitid(P_PID, static_cast<id_t>(zombie), &info, WEXITED | WNOWAIT) == 0);  // not reaped
+  REQUIRE(temp_of(dir, alive));
+  REQUIRE(temp_of(dir, zombie));
+  {
+    AtomicFile abandoned(target);
+    const uint8_t bytes[1] = {9};
+    abandoned.write(bytes);
+  }  // destroyed without commit: its temp file goes, the target stays
+  CHECK(temp_files(dir) == 2);
+  {
+    std::ifstream in(target);
+    std::string s;
+    in >> s;
+    CHECK(s == "old");
+  }
+
+  AtomicFile f(target);
+  const uint8_t bytes[3] = {'n', 'e', 'w'};
+  f.write(bytes);
+  f.commit();
+  CHECK(fs::file_size(target) == 3);
+  CHECK(temp_of(dir, alive));
+  CHECK_FALSE(temp_of(dir, zombie));
+
+  kill(alive, SIGKILL);
+  waitpid(alive, nullptr, 0);
+  waitpid(zombie, nullptr, 0);
+  AtomicFile g(target);
+  g.write(bytes);
+  g.commit();
+  CHECK(temp_files(dir) == 0);
+  fs::remove_all(dir);
+}
