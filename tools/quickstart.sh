@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
 # One-stop setup for a fresh Debian 12 machine (run as root, or with sudo available):
 #   tools/quickstart.sh demo   install what is missing, build, run the main job on testdata/
-#   tools/quickstart.sh test   install what is missing, build, run the whole test suite
+#   tools/quickstart.sh test   install what is missing, then everything CI runs (.ci/run): release
+#                              build + whole ctest suite (valgrind smoke included), ASan+UBSan
+#                              build + whole suite, and each fuzz target for
+#                              BLOOMTOOL_FUZZ_SECONDS (default 45; 0 skips fuzzing). About 10 min
+#                              on 2 cores.
+#   tools/quickstart.sh test-release   the quick loop: release build + whole ctest suite only
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -42,14 +47,37 @@ demo() {
   fi
 }
 
+stage() {  # stage NAME COMMAND...: runs a CI stage and reports its wall time
+  local name=$1 start=$SECONDS
+  shift
+  echo "== $name"
+  "$@"
+  echo "== $name: done in $((SECONDS - start)) s"
+}
+
 run_tests() {
-  ctest --preset release -j2
+  stage "release: ctest" ctest --preset release -j2
+}
+
+run_ci() {
+  local start=$SECONDS fuzz_seconds=${BLOOMTOOL_FUZZ_SECONDS:-45}
+  run_tests
+  stage "asan: build" cmake --build --preset asan
+  stage "asan: ctest" ctest --preset asan -j2
+  if [ "$fuzz_seconds" -gt 0 ]; then
+    stage "fuzz: ${fuzz_seconds}s per target" tests/fuzz/run_fuzzers.sh "$fuzz_seconds"
+  fi
+  echo "== all CI stages passed in $((SECONDS - start)) s (plus the release build)"
 }
 
 install_missing
 build
 case "$mode" in
   demo) demo ;;
-  test) run_tests ;;
-  *) echo "usage: $0 demo|test" >&2; exit 2 ;;
+  test)
+    cmake --preset asan >/dev/null
+    run_ci
+    ;;
+  test-release) run_tests ;;
+  *) echo "usage: $0 demo|test|test-release" >&2; exit 2 ;;
 esac
