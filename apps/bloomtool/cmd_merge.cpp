@@ -21,6 +21,7 @@ struct MergeOptions {
   std::string label;
   std::string created;
   bool quiet = false;
+  ShrinkGuardArgs guard;
 };
 
 int run_merge(const MergeOptions& o) {
@@ -29,6 +30,7 @@ int run_merge(const MergeOptions& o) {
   }
   const int64_t created = creation_time(o.created);
   check_output_path(o.output);
+  const ShrinkLimits shrink_limits = o.guard.limits(o.output);
   const MergeOp op = o.intersect ? MergeOp::kIntersect : MergeOp::kUnion;
 
   MergedFilter merged = merge_filter_files(o.filters, op);
@@ -36,6 +38,7 @@ int run_merge(const MergeOptions& o) {
   h.created_unix = created;
   h.tool_version = std::string("bloomtool ") + kToolVersion;
   h.label = o.label;
+  check_shrink(shrink_limits, o.output, h.distinct_estimate);
   const uint64_t file_bytes =
       write_filter_file(o.output, h, merged.words.span(), merged.words.size() * 8);
 
@@ -86,6 +89,7 @@ Command register_merge(CLI::App& root) {
                   "Creation time to record (Unix seconds or 2024-01-31T12:00:00Z); default "
                   "SOURCE_DATE_EPOCH, else now")
       ->type_name("TIME");
+  o->guard.add_to(*app);
   app->add_flag("-q,--quiet", o->quiet, "Print nothing but errors");
   return {app, [o] { return run_merge(*o); }};
 }

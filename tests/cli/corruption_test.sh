@@ -22,6 +22,17 @@ while IFS='|' read -r _ file code message _; do
   code=$(sed 's/^ *//; s/ *$//' <<<"$code")
   message=$(sed 's/^ *`//; s/` *$//' <<<"$message")
   rows=$((rows + 1))
+  # merge streams its inputs through another reader path; it must refuse the same files.
+  run "$BT" merge -q -o merged.bf "$TESTDATA/golden/v1-bloom-standard.bf" "$TESTDATA/bad/$file"
+  if [ "$code" = "ok" ]; then
+    expect_rc 0 "merge with $file"
+  else
+    expect_rc 2 "merge with $file"
+    expect_one_error_line "merge with $file"
+    expect_match "$ERR" "^bloomtool: $TESTDATA/bad/$file: " "merge names $file"
+    [ ! -e merged.bf ] || fail "merge with $file wrote a file"
+  fi
+  rm -f merged.bf
   run "$BT" query "$TESTDATA/bad/$file" "$keys" --count
   if [ "$code" = "ok" ]; then
     expect_rc 0 "$file loads"

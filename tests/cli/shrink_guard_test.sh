@@ -47,6 +47,24 @@ run "$BT" build -q -p 1% --min-keys 1000 -o - k899
 expect_rc 2 "--min-keys with -o -"
 expect_eq "$OUT" "" "--min-keys with -o - writes nothing"
 
+# merge takes the same guards: a nightly union that lost a shard is not published.
+head -500 k1000 >s1
+tail -n +501 k1000 >s2
+tail -n +801 k1000 >s3  # 200 keys: a shard cut short
+for f in s1 s2 s3; do "$BT" build -q -m 9600 -k 7 -o "$f.bf" "$f"; done
+run "$BT" merge -q -o union.bf s1.bf s2.bf
+expect_rc 0 "merge of two shards"
+cp union.bf union-before.bf
+run "$BT" merge -q --max-shrink 10% -o union.bf s1.bf s3.bf
+expect_rc 2 "merge with a short shard and --max-shrink"
+expect_match "$ERR" "^bloomtool: union.bf: [0-9]+ distinct keys, [0-9.]+% fewer than the [0-9]+ in the file being replaced \(--max-shrink 10%\); nothing written$" "merge --max-shrink message"
+expect_same_file union.bf union-before.bf "merge --max-shrink leaves the old file"
+run "$BT" merge -q --min-keys 900 -o union2.bf s1.bf s3.bf
+expect_rc 2 "merge --min-keys"
+[ ! -e union2.bf ] || fail "merge --min-keys wrote a file"
+run "$BT" merge -q --max-shrink 10% --min-keys 900 -o union.bf s1.bf s2.bf
+expect_rc 0 "merge of the full shards passes the guards"
+
 # Unusable settings and targets.
 run "$BT" build -q -p 1% --max-shrink 10% -o - k1000
 expect_rc 2 "--max-shrink with -o -"

@@ -43,6 +43,8 @@ vrun 2 "query, damaged zstd payload" query "$TESTDATA/bad/zstd-bad-block.bf" key
 vrun 2 "query, unsupported file" query "$TESTDATA/bad/major-2.bf" keys
 vrun 2 "build, key too long" build --max-key-bytes 10 -o x.bf keys
 vrun 2 "build, --max-shrink refusal" build -q --max-shrink 1% -o exact.bf <(head -100 keys)
+vrun 0 "merge of two filters" merge -q -o merged.bf blocked.bf blocked.bf
+vrun 2 "merge, truncated input" merge -q -o merged.bf exact.bf "$TESTDATA/bad/payload-truncated.bf"
 vrun 0 "query printing keys" query exact.bf keys
 expect_eq "$OUT" "$(cat keys)" "valgrind: query prints every member"
 echo "valgrind smoke: $runs runs under memcheck, no errors"

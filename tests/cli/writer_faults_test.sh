@@ -20,71 +20,91 @@ awk 'BEGIN{for(i=0;i<3000;i++) printf "https://old.example/%d\n", i}' >old-keys
 temps() { find "$1" -maxdepth 1 -name ".${2}.tmp.*" | wc -l; }
 
 # --- SIGKILL at random points -------------------------------------------------------------
-# Runs 1-50 are killed at a random time over the whole run; runs 51-100 are killed a random few
-# milliseconds after their temp file appears, so they land in writing, fsync and rename however
-# fast or slow this build of bloomtool is.
-mkdir kill
-start=$(date +%s%N)
-"$BT" build -q -p 1% -o kill/probe.bf keys
-span_us=$((($(date +%s%N) - start) / 1000))
-RANDOM=20240131
+# kill_runs COUNT EXPECTED OUT CMD...: COUNT runs of CMD, which writes OUT, each killed with
+# SIGKILL. Before each run OUT is absent (every third run) or old.bf; after it, OUT must be
+# unchanged or byte-identical to EXPECTED. The first half of the runs are killed at a random time
+# over a whole run; the second half a random few milliseconds after their temp file appears, so
+# they land in writing, fsync and rename however fast or slow this build of bloomtool is.
 runs=0 completed=0 killed_writing=0 bad=0
-for i in $(seq 100); do
-  if [ $((i % 3)) -eq 0 ]; then rm -f kill/out.bf; else cp old.bf kill/out.bf; fi
-  before=$([ -e kill/out.bf ] && echo old || echo absent)
-  if [ "$i" -le 50 ]; then
-    delay_us=$(((RANDOM * span_us * 6 / 5) / 32768))
-    when="after ${delay_us}us"
-    timeout --foreground -s KILL "$(printf '%d.%06d' $((delay_us / 1000000)) $((delay_us % 1000000)))" \
-      "$BT" build -q -p 1% -o kill/out.bf keys 2>/dev/null
-    rc=$?
-  else
-    "$BT" build -q -p 1% -o kill/out.bf keys 2>/dev/null &
-    pid=$!
-    until compgen -G "kill/.out.bf.tmp.$pid.*" >/dev/null || ! kill -0 "$pid" 2>/dev/null; do
-      sleep 0.001
-    done
-    delay_ms=$((RANDOM % 6))
-    when="${delay_ms}ms after its temp file appeared"
-    sleep "0.$(printf '%03d' "$delay_ms")"
-    kill -KILL "$pid" 2>/dev/null
-    wait "$pid"
-    rc=$?
-  fi
-  runs=$((runs + 1))
-  if [ -e kill/out.bf ] && cmp -s kill/out.bf new.bf; then
-    state=new
-  elif [ -e kill/out.bf ] && cmp -s kill/out.bf old.bf; then
-    state=old
-  elif [ -e kill/out.bf ]; then
-    state=broken
-  else
-    state=absent
-  fi
-  CHECKS=$((CHECKS + 1))
-  case "$before/$state" in
-    absent/absent | absent/new | old/old | old/new) ;;
-    *) fail "run $i (exit $rc, killed $when): output went from $before to $state"; bad=$((bad + 1)) ;;
-  esac
-  if [ "$rc" -eq 0 ]; then
-    completed=$((completed + 1))
+RANDOM=20240131
+kill_runs() {
+  local count=$1 expected=$2 out=$3
+  shift 3
+  local dir=${out%/*} base=${out##*/} start span_us i before delay_us delay_ms when rc pid state
+  start=$(date +%s%N)
+  "$@" 2>/dev/null
+  span_us=$((($(date +%s%N) - start) / 1000))
+  echo "writer faults: one run of $2 takes $((span_us / 1000)) ms"
+  for ((i = 1; i <= count; i++)); do
+    if [ $((i % 3)) -eq 0 ]; then rm -f "$out"; else cp old.bf "$out"; fi
+    before=$([ -e "$out" ] && echo old || echo absent)
+    if [ "$i" -le $((count / 2)) ]; then
+      delay_us=$(((RANDOM * span_us * 6 / 5) / 32768))
+      when="after ${delay_us}us"
+      timeout --foreground -s KILL \
+        "$(printf '%d.%06d' $((delay_us / 1000000)) $((delay_us % 1000000)))" "$@" 2>/dev/null
+      rc=$?
+    else
+      "$@" 2>/dev/null &
+      pid=$!
+      until compgen -G "$dir/.$base.tmp.$pid.*" >/dev/null || ! kill -0 "$pid" 2>/dev/null; do
+        sleep 0.001
+      done
+      delay_ms=$((RANDOM % 6))
+      when="${delay_ms}ms after its temp file appeared"
+      sleep "0.$(printf '%03d' "$delay_ms")"
+      kill -KILL "$pid" 2>/dev/null
+      wait "$pid"
+      rc=$?
+    fi
+    runs=$((runs + 1))
+    if [ -e "$out" ] && cmp -s "$out" "$expected"; then
+      state=new
+    elif [ -e "$out" ] && cmp -s "$out" old.bf; then
+      state=old
+    elif [ -e "$out" ]; then
+      state=broken
+    else
+      state=absent
+    fi
     CHECKS=$((CHECKS + 1))
-    [ "$(temps kill out.bf)" -eq 0 ] || fail "run $i completed but left temp files: $(ls -a kill)"
-  else
-    [ "$(temps kill out.bf)" -gt 0 ] && killed_writing=$((killed_writing + 1))
-  fi
-done
-run "$BT" build -q -p 1% -o kill/out.bf keys
-expect_rc 0 "build after the killed runs"
-expect_same_file kill/out.bf new.bf "build after the killed runs"
-expect_eq "$(temps kill out.bf)" "0" "no temp file left after the next successful build"
+    case "$before/$state" in
+      absent/absent | absent/new | old/old | old/new) ;;
+      *) fail "$* (exit $rc, killed $when): output went from $before to $state"; bad=$((bad + 1)) ;;
+    esac
+    if [ "$rc" -eq 0 ]; then
+      completed=$((completed + 1))
+      CHECKS=$((CHECKS + 1))
+      [ "$(temps "$dir" "$base")" -eq 0 ] || fail "$* completed but left temp files: $(ls -A "$dir")"
+    else
+      [ "$(temps "$dir" "$base")" -gt 0 ] && killed_writing=$((killed_writing + 1))
+    fi
+  done
+  run "$@"
+  expect_rc 0 "$* after the killed runs"
+  expect_same_file "$out" "$expected" "$* after the killed runs"
+  expect_eq "$(temps "$dir" "$base")" "0" "no temp file left after the next successful $2"
+}
+
+mkdir kill
+kill_runs 100 new.bf kill/out.bf "$BT" build -q -p 1% -o kill/out.bf keys
 run "$BT" query kill/out.bf keys --count
 expect_eq "$OUT" "100000" "the published filter finds every key"
-echo "writer faults: $runs SIGKILL runs (one run takes $((span_us / 1000)) ms): $completed" \
-  "completed, $((runs - completed)) killed ($killed_writing of them after creating the temp file)," \
+# merge publishes the same way.
+head -50000 keys >shard1
+tail -n +50001 keys >shard2
+"$BT" build -q -m 958505 -k 7 -o shard1.bf shard1
+"$BT" build -q -m 958505 -k 7 -o shard2.bf shard2
+"$BT" merge -q -o merged.bf shard1.bf shard2.bf
+kill_runs 20 merged.bf kill/merged.bf "$BT" merge -q -o kill/merged.bf shard1.bf shard2.bf
+echo "writer faults: $runs SIGKILL runs of build and merge: $completed completed," \
+  "$((runs - completed)) killed ($killed_writing of them after creating the temp file)," \
   "$bad broken outputs"
 CHECKS=$((CHECKS + 1))
 [ "$killed_writing" -gt 0 ] || fail "no run was killed while writing: kill points miss the write"
+start=$(date +%s%N)
+"$BT" build -q -p 1% -o kill/probe.bf keys
+span_us=$((($(date +%s%N) - start) / 1000))
 
 # SIGTERM and SIGINT remove the temp file at once.
 for sig in TERM INT; do
@@ -118,7 +138,12 @@ RC=$?
 ERR=$(cat err)
 expect_rc 2 "query to a full device"
 expect_match "$ERR" "^bloomtool: <stdout>: No space left on device$" "query full stdout message"
-faults=4  # kill runs aside: missing dir, full stdout (build, query), and below
+"$BT" merge -q -o - shard1.bf shard2.bf >/dev/full 2>err
+RC=$?
+ERR=$(cat err)
+expect_rc 2 "merge -o - to a full device"
+expect_match "$ERR" "^bloomtool: <stdout>: No space left on device$" "merge full stdout message"
+faults=5  # kill runs aside: missing dir, full stdout (build, query, merge), and below
 
 # --- Full disk: a 256 KiB tmpfs ------------------------------------------------------------
 mkdir full
@@ -148,7 +173,11 @@ if mount -t tmpfs -o size=1m tmpfs ro 2>/dev/null; then
     expect_one_error_line "read-only directory"
     expect_match "$ERR" "^bloomtool: ro/out.bf: Read-only file system$" "read-only message"
     expect_same_file ro/out.bf old.bf "read-only directory leaves the old file"
-    faults=$((faults + 1))
+    run "$BT" merge -q -o ro/out.bf shard1.bf shard2.bf
+    expect_rc 2 "merge into a read-only directory"
+    expect_match "$ERR" "^bloomtool: ro/out.bf: Read-only file system$" "merge read-only message"
+    expect_same_file ro/out.bf old.bf "merge leaves the old file in a read-only directory"
+    faults=$((faults + 2))
   else
     echo "writer faults: SKIPPED read-only case (cannot remount read-only)"
   fi

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <optional>
@@ -14,6 +15,7 @@
 
 #include "bloomtool/error.h"
 #include "bloomtool/load_filter.h"
+#include "bloomtool/merge.h"
 #include "golden_files.h"
 
 using namespace bloomtool;
@@ -39,6 +41,23 @@ std::optional<Error> try_load(std::span<const uint8_t> bytes, const std::string&
 
 bool contains(const std::string& s, const char* word) {
   return s.find(word) != std::string::npos;
+}
+
+// Merges `bytes` (written to a file) into a golden file the way `bloomtool merge` reads its inputs
+// (header, then the payload streamed in chunks); the error, or nullopt if it was accepted.
+std::optional<Error> try_merge(const std::string& golden, std::span<const uint8_t> bytes,
+                               const std::string& path) {
+  {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char*>(bytes.data()),
+              static_cast<std::streamsize>(bytes.size()));
+  }
+  try {
+    merge_filter_files({golden, path}, MergeOp::kUnion);
+    return std::nullopt;
+  } catch (const Error& e) {
+    return e;
+  }
 }
 
 // Resident memory of this process now, in KiB.
@@ -87,6 +106,46 @@ TEST_CASE("every single-bit flip of a golden file is rejected", "[corruption]") 
       ++cases;
     }
   }
+  CHECK(cases > 5000);
+}
+
+TEST_CASE("merge's streaming reader rejects every truncation and bit flip too", "[corruption]") {
+  // On tmpfs when there is one: rewriting a file thousands of times with O_TRUNC makes ext4 flush
+  // it to disk each time (auto_da_alloc).
+  std::string dir_template = std::filesystem::is_directory("/dev/shm")
+                                 ? "/dev/shm/bloomtool-sweep-XXXXXX"
+                                 : "/tmp/bloomtool-sweep-XXXXXX";
+  char* tmpl = dir_template.data();
+  REQUIRE(mkdtemp(tmpl) != nullptr);
+  const std::string path = std::string(tmpl) + "/mutated.bf";
+  size_t cases = 0;
+  for (const auto& g : golden_files()) {
+    const std::string golden = golden_path(g.name);
+    std::vector<uint8_t> file = read_bytes(golden);
+    REQUIRE(!try_merge(golden, file, path).has_value());
+    for (size_t len = 0; len < file.size(); ++len) {
+      const auto err = try_merge(golden, std::span(file).first(len), path);
+      INFO(g.name << " cut to " << len << " bytes");
+      REQUIRE(err.has_value());
+      CHECK(err->code() == ErrorCode::kCorrupt);
+      CHECK(contains(err->what(), ": truncated: "));
+      ++cases;
+    }
+    for (size_t bit = 0; bit < file.size() * 8; ++bit) {
+      file[bit / 8] ^= static_cast<uint8_t>(1u << (bit % 8));
+      const auto err = try_merge(golden, file, path);
+      file[bit / 8] ^= static_cast<uint8_t>(1u << (bit % 8));
+      INFO(g.name << " with bit " << bit << " flipped");
+      REQUIRE(err.has_value());
+      CHECK((err->code() == ErrorCode::kCorrupt || err->code() == ErrorCode::kUnsupported));
+      const std::string msg = err->what();
+      CHECK(msg.rfind(path + ": ", 0) == 0);
+      CHECK((contains(msg, ": truncated: ") || contains(msg, ": corrupt: ") ||
+             contains(msg, ": unsupported: ")));
+      ++cases;
+    }
+  }
+  std::filesystem::remove_all(tmpl);
   CHECK(cases > 5000);
 }
 
