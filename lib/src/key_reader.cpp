@@ -139,9 +139,12 @@ KeyReader::KeyReader(std::vector<std::string> inputs, InputOptions options)
   plain_ = options_.format == InputFormat::kLines && options_.normaliser.empty();
 }
 
-KeyReader::KeyReader(MemoryInput input, InputOptions options)
-    : KeyReader(std::vector<std::string>{input.name}, options) {
-  memory_ = std::move(input);
+std::unique_ptr<KeyReader> KeyReader::from_memory(std::string_view bytes, std::string name,
+                                                  InputOptions options) {
+  auto reader = std::make_unique<KeyReader>(std::vector<std::string>{std::move(name)},
+                                            std::move(options));
+  reader->memory_ = MemoryInput{bytes};
+  return reader;
 }
 
 KeyReader::~KeyReader() = default;
@@ -165,7 +168,7 @@ bool KeyReader::open_next_input() {
   if (next_input_ == inputs_.size()) return false;
   const std::string& path = inputs_[next_input_++];
   if (memory_) {
-    name_ = memory_->name;
+    name_ = path;
     source_ = open_memory_source(memory_->bytes, name_);
   } else {
     name_ = path == "-" ? "<stdin>" : path;

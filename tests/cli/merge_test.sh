@@ -177,7 +177,7 @@ expect_rc 2 "missing input"
 expect_eq "$ERR" "bloomtool: no-such.bf: No such file or directory" "missing input: message"
 run "$BT" merge -o out.bf ref.bf a.txt
 expect_rc 2 "not a filter"
-expect_match "$ERR" "^bloomtool: a.txt: not a bloomtool filter file" "not a filter: message"
+expect_match "$ERR" "^bloomtool: a.txt: corrupt: not a bloomtool filter file" "not a filter: message"
 cp ref.bf flipped.bf
 size=$(stat -c %s flipped.bf)
 printf '\xff' | dd of=flipped.bf bs=1 seek=$((size - 5)) conv=notrunc status=none

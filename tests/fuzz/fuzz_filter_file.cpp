@@ -9,6 +9,7 @@
 
 #include "bloomtool/filter_file.h"
 #include "bloomtool/load_filter.h"
+#include "bloomtool/normalise.h"
 #include "byte_order.h"
 #include "fuzz_util.h"
 
@@ -54,6 +55,7 @@ void try_load(std::span<const uint8_t> bytes) {
                           contents.payload.span().begin()));
 
     const LoadedFilter f = make_filter(std::move(contents), name);
+    Normaliser::parse(f.header.normalisation, name);  // as query does; untrusted text too
     uint64_t hashes[64];
     uint8_t batch[64];
     for (uint64_t i = 0; i < 64; ++i) hashes[i] = i * 0x9E3779B97F4A7C15ull;

@@ -1,7 +1,12 @@
-// Fuzz target: KeyReader on arbitrary bytes (plain or zstd-compressed), differentially checked
-// against a direct line splitter. Byte 0 chooses the options: bits 0-2 the key limit, bits 3-5 the
-// input format. The reader must hand out exactly the keys the reference finds, with the same
-// counts, or fail with a bad-input / limit error naming the input when the reference fails too.
+// Fuzz target: KeyReader on arbitrary bytes (plain or zstd-compressed), in every input format,
+// with and without key normalisation. Byte 0 chooses the key limit (bits 0-2) and the format
+// (bits 3-4: lines, ndjson, delimited, csv); byte 1 the format's parameters and the normalisation.
+// Checks:
+//  - lines, delimited, and csv on input without quotes: exactly the keys and counts a direct
+//    reference splitter finds (normalised by the same Normaliser), or an error when it fails;
+//  - every format: with --skip-bad-lines the reader hands out the same keys as without, plus those
+//    after the bad lines, and counts a bad line exactly when the strict reader fails on one;
+//  - every error is bad-input / limit-exceeded and names the input.
 #include <zstd.h>
 
 #include <memory>
@@ -10,6 +15,7 @@
 #include <vector>
 
 #include "bloomtool/key_reader.h"
+#include "bloomtool/normalise.h"
 #include "fuzz_util.h"
 
 namespace {
@@ -17,12 +23,29 @@ namespace {
 using namespace bloomtool;
 
 constexpr uint64_t kLimits[8] = {1, 2, 3, 7, 64, 4096, 1u << 20, kDefaultMaxKeyBytes};
+constexpr InputFormat kFormats[4] = {InputFormat::kLines, InputFormat::kNdjson,
+                                     InputFormat::kDelimited, InputFormat::kCsv};
+const char* const kFields[4] = {"", "/k", "/a/0", "/x~1y"};
+constexpr char kDelimiters[4] = {'\t', ',', ' ', '|'};
 constexpr size_t kMaxDecompressed = 8u << 20;
+const std::string kName = "fuzz-input";
 
-struct Expected {
-  std::vector<std::string> keys;
-  InputStats stats;
-};
+Normaliser pick_normaliser(unsigned choice) {
+  switch (choice) {
+    case 1:
+      return Normaliser({{NormStepKind::kTrim, {}}, {NormStepKind::kLowercase, {}}});
+    case 2:
+      return Normaliser({{NormStepKind::kEmail, {}}});
+    case 3:
+      return Normaliser({{NormStepKind::kUrl, {}}});
+    case 4:
+      return Normaliser({{NormStepKind::kPhone, {}}});
+    case 5:
+      return Normaliser({{NormStepKind::kStripPrefix, "ab"}, {NormStepKind::kTrim, {}}});
+    default:
+      return Normaliser();
+  }
+}
 
 // The input as the reader should see it: decompressed like the reader does (zstd frames, window
 // at most 2^27) when it starts with the zstd magic.
@@ -59,31 +82,97 @@ Plain reference_bytes(std::string_view in) {
   return {Plain::kOk, std::move(out)};
 }
 
-// The `lines` format as documented: LF or CRLF, last line may lack its newline, empty lines
-// skipped and counted, a UTF-8 BOM at the start dropped, a line longer than the limit an error.
-std::optional<Expected> reference_lines(std::string_view s, uint64_t limit) {
-  Expected e;
+struct Result {
+  std::vector<std::string> keys;
+  InputStats stats;
+  std::optional<ErrorCode> error;
+};
+
+// The documented `lines` and `delimited` formats, split directly: LF or CRLF, last line may lack
+// its newline, empty lines skipped and counted, a UTF-8 BOM at the start dropped, a line longer
+// than the limit an error; delimited: column N of the line split on the delimiter, too few
+// columns a bad line. Keys then go through the normaliser; an empty result is an empty key.
+Result reference_split(std::string_view s, const InputOptions& o) {
+  Result r;
   size_t at = 0;
   bool first = true;
+  NormScratch scratch;
   while (at < s.size()) {
     const size_t nl = s.find('\n', at);
     const size_t end = nl == std::string_view::npos ? s.size() : nl;
     std::string_view line = s.substr(at, end - at);
     at = nl == std::string_view::npos ? s.size() : nl + 1;
-    ++e.stats.lines;
+    ++r.stats.lines;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (first && line.substr(0, 3) == "\xEF\xBB\xBF") line.remove_prefix(3);
     first = false;
-    if (line.size() > limit) return std::nullopt;
+    if (line.size() > o.max_key_bytes) {
+      r.error = ErrorCode::kLimitExceeded;
+      return r;
+    }
     if (line.empty()) {
-      ++e.stats.empty_lines;
+      ++r.stats.empty_lines;
       continue;
     }
-    ++e.stats.keys;
-    e.keys.emplace_back(line);
+    std::string_view key = line;
+    if (o.format != InputFormat::kLines) {
+      size_t pos = 0;
+      for (uint32_t col = 1; col < o.column && pos != std::string_view::npos; ++col) {
+        pos = line.find(o.delimiter, pos);
+        if (pos != std::string_view::npos) ++pos;
+      }
+      if (pos == std::string_view::npos) {
+        if (!o.skip_bad_lines) {
+          r.error = ErrorCode::kBadInput;
+          return r;
+        }
+        ++r.stats.bad_lines;
+        continue;
+      }
+      const size_t stop = line.find(o.delimiter, pos);
+      key = line.substr(pos, stop == std::string_view::npos ? std::string_view::npos : stop - pos);
+    }
+    if (!o.normaliser.empty()) key = o.normaliser.apply(key, scratch);
+    if (key.empty()) {
+      ++r.stats.empty_keys;
+      continue;
+    }
+    ++r.stats.keys;
+    r.keys.emplace_back(key);
   }
-  e.stats.bytes = s.size();
-  return e;
+  r.stats.bytes = s.size();
+  return r;
+}
+
+Result read_all(std::string_view bytes, const InputOptions& options) {
+  Result r;
+  try {
+    const auto reader = KeyReader::from_memory(bytes, kName, options);
+    KeyBatch batch;
+    while (reader->next(batch)) {
+      FUZZ_CHECK(!batch.keys.empty() && batch.keys.size() <= KeyBatch::kBatchSize);
+      FUZZ_CHECK(batch.keys.size() == batch.records.size());
+      for (size_t i = 0; i < batch.keys.size(); ++i) {
+        FUZZ_CHECK(!batch.keys[i].empty());
+        FUZZ_CHECK(batch.records[i].size() <= options.max_key_bytes);
+        FUZZ_CHECK(batch.records[i].find('\n') == std::string_view::npos);
+        r.keys.emplace_back(batch.keys[i]);
+      }
+    }
+    r.stats = reader->stats();
+    FUZZ_CHECK(r.stats.keys == r.keys.size());
+    FUZZ_CHECK(r.stats.keys + r.stats.empty_lines + r.stats.empty_keys + r.stats.bad_lines ==
+               r.stats.lines);
+  } catch (const Error& e) {
+    fuzz::check_error(e, kName, {ErrorCode::kBadInput, ErrorCode::kLimitExceeded});
+    r.error = e.code();
+  }
+  return r;
+}
+
+bool same_counts(const InputStats& a, const InputStats& b) {
+  return a.lines == b.lines && a.keys == b.keys && a.empty_lines == b.empty_lines &&
+         a.empty_keys == b.empty_keys && a.bad_lines == b.bad_lines && a.bytes == b.bytes;
 }
 
 }  // namespace
@@ -91,47 +180,57 @@ std::optional<Expected> reference_lines(std::string_view s, uint64_t limit) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   fuzz::Bytes in(data, size);
   const uint8_t opts = in.u8();
+  const uint8_t params = in.u8();
   InputOptions options;
   options.max_key_bytes = kLimits[opts & 7];
-  const unsigned format = (opts >> 3) & 7;
-  // TODO(ndjson/delimited, issue 6): map more `format` values to the new input formats (set them
-  // in `options`) and give each a reference splitter below; until then every value reads lines.
-  (void)format;
+  options.format = kFormats[(opts >> 3) & 3];
+  options.field = kFields[params & 3];
+  options.delimiter = kDelimiters[params & 3];
+  options.column = 1 + ((params >> 2) & 3) % 3;
+  options.normaliser = pick_normaliser((params >> 4) & 7);
+  // TODO(new input formats): extend kFormats and give each a reference check if it has one.
   const std::string_view bytes = in.rest();
-  const std::string name = "fuzz-input";
 
-  std::vector<std::string> got;
-  std::optional<InputStats> got_stats;
-  try {
-    KeyReader reader(MemoryInput{bytes, name}, options);
-    KeyBatch batch;
-    while (reader.next(batch)) {
-      FUZZ_CHECK(!batch.keys.empty() && batch.keys.size() <= KeyBatch::kBatchSize);
-      FUZZ_CHECK(batch.keys.size() == batch.records.size());
-      for (std::string_view k : batch.keys) {
-        FUZZ_CHECK(!k.empty() && k.size() <= options.max_key_bytes);
-        FUZZ_CHECK(k.find('\n') == std::string_view::npos);
-        got.emplace_back(k);
-      }
-    }
-    got_stats = reader.stats();
-  } catch (const Error& e) {
-    fuzz::check_error(e, name, {ErrorCode::kBadInput, ErrorCode::kLimitExceeded});
+  const Result strict = read_all(bytes, options);
+  InputOptions skipping = options;
+  skipping.skip_bad_lines = true;
+  const Result lenient = read_all(bytes, skipping);
+
+  // Skipping bad lines changes nothing before the first one, and counts one iff strict fails.
+  if (!strict.error) {
+    FUZZ_CHECK(!lenient.error);
+    FUZZ_CHECK(lenient.keys == strict.keys && same_counts(lenient.stats, strict.stats));
+  } else if (!lenient.error) {
+    FUZZ_CHECK(*strict.error == ErrorCode::kBadInput);
+    FUZZ_CHECK(lenient.stats.bad_lines >= 1);
+    FUZZ_CHECK(std::equal(strict.keys.begin(), strict.keys.end(), lenient.keys.begin()));
   }
 
+  // A reference for the formats simple enough to restate: lines, delimited, and csv on input
+  // with no double quote (where csv splits exactly like delimited).
+  const bool csv_as_delimited =
+      options.format == InputFormat::kCsv && bytes.find('"') == std::string_view::npos;
+  if (options.format == InputFormat::kNdjson ||
+      (options.format == InputFormat::kCsv && !csv_as_delimited)) {
+    return 0;
+  }
   const Plain plain = reference_bytes(bytes);
   if (plain.status == Plain::kTooBig) return 0;
-  const std::optional<Expected> want = plain.status == Plain::kOk
-                                           ? reference_lines(plain.bytes, options.max_key_bytes)
-                                           : std::nullopt;
-  if (got_stats) {
-    FUZZ_CHECK(want.has_value());
-    FUZZ_CHECK(got == want->keys);
-    FUZZ_CHECK(got_stats->keys == want->stats.keys && got_stats->lines == want->stats.lines);
-    FUZZ_CHECK(got_stats->empty_lines == want->stats.empty_lines);
-    FUZZ_CHECK(got_stats->bytes == want->stats.bytes);
-  } else {
-    FUZZ_CHECK(!want.has_value());
+  if (csv_as_delimited && plain.bytes.find('"') != std::string::npos) return 0;
+  for (const InputOptions* o : {&options, &skipping}) {
+    const Result& got = o == &options ? strict : lenient;
+    if (plain.status == Plain::kError) {
+      FUZZ_CHECK(got.error.has_value());
+      continue;
+    }
+    const Result want = reference_split(plain.bytes, *o);
+    FUZZ_CHECK(got.error.has_value() == want.error.has_value());
+    if (got.error) {
+      FUZZ_CHECK(*got.error == *want.error);
+      continue;
+    }
+    FUZZ_CHECK(got.keys == want.keys);
+    FUZZ_CHECK(same_counts(got.stats, want.stats));
   }
   return 0;
 }

@@ -52,9 +52,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     InputOptions options;
     options.max_key_bytes = 4096;
-    KeyReader reader(MemoryInput{bytes, "fuzz-keys"}, options);
+    const auto reader = KeyReader::from_memory(bytes, "fuzz-keys", options);
     KeyBatch batch;
-    while (reader.next(batch)) {
+    while (reader->next(batch)) {
       for (std::string_view key : batch.keys) hashes.push_back(hash_key(key, seed));
     }
   } catch (const Error& e) {

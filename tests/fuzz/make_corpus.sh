@@ -10,17 +10,25 @@ rm -rf "$c" && mkdir -p "$c"/{filter_file,key_reader,query,round_trip}
 # filter_file: every golden and known-bad file.
 cp testdata/golden/*.bf testdata/bad/*.bf "$c/filter_file/"
 
-# key_reader: option byte (bits 0-2: key limit 1,2,3,7,64,4096,1MiB,default) + input bytes.
+# key_reader: option byte (bits 0-2: key limit 1,2,3,7,64,4096,1MiB,default; bits 3-4: lines,
+# ndjson, delimited, csv), parameter byte (bits 0-1: field or delimiter, 2-3: column, 4-6:
+# normalisation), then the input bytes.
 kr() { { printf "$1"; cat; } >"$c/key_reader/$2"; }
-printf 'a\nb\r\nc' | kr '\x07' lf-crlf-nofinal
-printf 'x\n\n\ny\n' | kr '\x00' limit1-empty-lines
-printf '\xef\xbb\xbfabc\r\n1234567\n12345678\n' | kr '\x03' bom-limit7
-head -50 testdata/urls-10k.txt | kr '\x05' urls
-printf 'key\0with\0nul\n\xff\xfe invalid utf8\n' | kr '\x07' nul-and-binary
-head -200 testdata/urls-10k.txt | zstd -q -c | kr '\x06' urls-zstd
-{ printf 'one\ntwo\n' | zstd -q -c; printf 'three\n' | zstd -q -c; } | kr '\x07' zstd-two-frames
-head -200 testdata/urls-10k.txt | zstd -q -c | head -c 60 | kr '\x07' zstd-truncated
-printf 'loooooooooong\nshort\n' | kr '\x04' limit64
+printf 'a\nb\r\nc' | kr '\x07\x00' lf-crlf-nofinal
+printf 'x\n\n\ny\n' | kr '\x00\x00' limit1-empty-lines
+printf '\xef\xbb\xbfabc\r\n1234567\n12345678\n' | kr '\x03\x00' bom-limit7
+head -50 testdata/urls-10k.txt | kr '\x05\x00' urls
+printf 'key\0with\0nul\n\xff\xfe invalid utf8\n' | kr '\x07\x00' nul-and-binary
+head -200 testdata/urls-10k.txt | zstd -q -c | kr '\x06\x00' urls-zstd
+{ printf 'one\ntwo\n' | zstd -q -c; printf 'three\n' | zstd -q -c; } | kr '\x07\x00' zstd-two-frames
+head -200 testdata/urls-10k.txt | zstd -q -c | head -c 60 | kr '\x07\x00' zstd-truncated
+printf 'loooooooooong\nshort\n' | kr '\x04\x00' limit64
+printf '{"k":"a@B.com"}\n{"k":1}\n\n{"x":2}\n[1]\n{"k":"\\u00e9\\n"}\n' | kr '\x0f\x21' ndjson-email
+printf '{"a":["x","y"]}\n{"a":[]}\n"str"\n' | kr '\x0f\x02' ndjson-array
+printf 'a,b,c\n1,2\n,,\nx,HTTP://Ex.com:80/p/#f,z\n' | kr '\x17\x35' delimited-col2-url
+printf 'k1\tv1\nk2\n\tv3\n' | kr '\x17\x04' delimited-tab-col2
+printf '"a,b",c\n"x""y",z\n"open,d\nplain,+1 (555) 010-99\n' | kr '\x1f\x41' csv-phone
+printf 'ab  KEY \nab\nAB x\n' | kr '\x07\x50' strip-prefix-trim
 
 # query: option byte (bit 0 blocked, bits 1-2 m, bits 3-4 k, bit 5 default seed) + lines.
 q() { { printf "$1"; cat; } >"$c/query/$2"; }

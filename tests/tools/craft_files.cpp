@@ -196,6 +196,10 @@ std::vector<BadFile> bad_files() {
        [](I s, I) {
          return copy(s).with_fields(concat(s.fields(), field(999, 1, {'n', 'e', 'w'}))).b;
        }},
+      {"normalisation-unknown.bf",
+       [](I s, I) {
+         return copy(s).with_fields(concat(s.fields(), field(3, 0, {'r', 'o', 't', '1', '3'}))).b;
+       }},
       {"optional-field.bf",
        [](I s, I) {
          return copy(s).with_fields(concat(s.fields(), field(999, 0, {'n', 'e', 'w'}))).b;

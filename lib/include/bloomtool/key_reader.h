@@ -79,19 +79,14 @@ class JsonField;
 
 class ByteSource;
 
-// Key bytes already in memory, read like a file called `name` (zstd recognised by its magic).
-// For tests and fuzzing; `bytes` must outlive the reader.
-struct MemoryInput {
-  std::string_view bytes;
-  std::string name;
-};
-
 class KeyReader {
  public:
   // Reads the inputs in order; "-" (or an empty list) means standard input.
   KeyReader(std::vector<std::string> inputs, InputOptions options);
-  // Reads one input held in memory.
-  KeyReader(MemoryInput input, InputOptions options);
+  // Reads key bytes held in memory (which must outlive the reader) like a file called `name`,
+  // zstd recognised by its magic. For tests and fuzzing.
+  static std::unique_ptr<KeyReader> from_memory(std::string_view bytes, std::string name,
+                                                InputOptions options);
   ~KeyReader();
   KeyReader(const KeyReader&) = delete;
   KeyReader& operator=(const KeyReader&) = delete;
@@ -118,6 +113,9 @@ class KeyReader {
   void bad_line(const std::string& reason);
 
   std::vector<std::string> inputs_;
+  struct MemoryInput {
+    std::string_view bytes;
+  };
   std::optional<MemoryInput> memory_;
   InputOptions options_;
   size_t next_input_ = 0;
