@@ -59,6 +59,13 @@ printf '%s\n' "$OUT" >nonmem.json
 expect_eq "$(jget nonmem.json /measurement/probes)" "50000" "one probe per non-member"
 expect_eq "$(jget nonmem.json /measurement/verdict)" "consistent" "non-members consistent"
 expect_eq "$(jget nonmem.json /measurement/seed)" "null" "no seed with --negatives"
+# --negatives shapes keys with the filter's normalisation, like query: upper-cased members of a
+# --lowercase filter are members.
+head -n 1000 keys100k >lower1k
+tr a-z A-Z <lower1k >upper1k
+"$BT" build -q -p 1% --lowercase -o lower.bf lower1k
+run "$BT" stats lower.bf --negatives upper1k --json
+expect_eq "$(printf '%s' "$OUT" | "$JQ" - /measurement/false_positives)" "1000" "normalisation applied to --negatives"
 
 # --- Must show: distinct estimate within 1% for 1,000,000 keys with duplicates ---------------
 awk 'BEGIN{for(i=0;i<1000000;i++) printf "user-%d@example.org\n", i;
