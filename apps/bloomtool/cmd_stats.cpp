@@ -14,6 +14,7 @@
 #include "bloomtool/hash.h"
 #include "bloomtool/json_writer.h"
 #include "bloomtool/load_filter.h"
+#include "bloomtool/normalise.h"
 #include "bloomtool/stats.h"
 #include "bloomtool/units.h"
 #include "common.h"
@@ -354,8 +355,12 @@ void write_json(JsonWriter& j, const Report& r, uint64_t probe_seed, const std::
   j.end_object();
 }
 
-FprMeasurement measure_negatives(const Filter& filter, uint64_t seed, const std::string& path,
-                                 const InputOptions& input_options, double model_fpr) {
+// Keys of `path` shaped by the filter's normalisation, as `query` shapes them.
+FprMeasurement measure_negatives(const Filter& filter, const FilterHeader& header,
+                                 const std::string& path, InputOptions input_options,
+                                 double model_fpr) {
+  input_options.normaliser = Normaliser::parse(header.normalisation, path);
+  const uint64_t seed = header.seed;
   KeyReader reader({path}, input_options);
   KeyBatch batch;
   std::vector<uint64_t> hashes;
@@ -425,8 +430,8 @@ int run_stats(const StatsOptions& o) {
           measure_fpr(*loaded.filter, r.header.seed, *probes, probe_seed, r.stats.model_fpr),
           false};
     } else if (!o.negatives.empty()) {
-      r.measured = Measured{measure_negatives(*loaded.filter, r.header.seed, o.negatives,
-                                              input_options, r.stats.model_fpr),
+      r.measured = Measured{measure_negatives(*loaded.filter, r.header, o.negatives, input_options,
+                                              r.stats.model_fpr),
                             true};
     }
     evaluate_gates(r, gates);

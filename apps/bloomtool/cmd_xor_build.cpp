@@ -10,6 +10,7 @@
 #include "bloomtool/filter_file.h"
 #include "bloomtool/hash.h"
 #include "bloomtool/model.h"
+#include "bloomtool/stats.h"
 #include "bloomtool/units.h"
 #include "bloomtool/version.h"
 #include "bloomtool/xor_filter.h"
@@ -28,6 +29,7 @@ struct XorBuildCliOptions {
   std::string label;
   std::string created;
   bool quiet = false;
+  bool no_measure = false;
   unsigned threads = 0;
   InputArgs input;
 };
@@ -146,6 +148,11 @@ int run_xor_build(const XorBuildCliOptions& o) {
                built.distinct ? bits / static_cast<double>(built.distinct) : 0.0,
                p.fingerprint_bits, model::xor_fpr(p.fingerprint_bits), p.fingerprint_bits,
                built.attempts, format_bytes(file_bytes), file_bytes);
+    if (!o.no_measure) {
+      const FprMeasurement fm = measure_fpr(filter, h.seed, kQuickProbes, kDefaultProbeSeed,
+                                            model::xor_fpr(p.fingerprint_bits));
+      fmt::print(stderr, "  measured p      {}\n", describe_measurement(fm));
+    }
   }
   return kExitOk;
 }
@@ -176,6 +183,8 @@ Command register_xor_build(CLI::App& root) {
                   "SOURCE_DATE_EPOCH, else now")
       ->type_name("TIME");
   app->add_flag("-q,--quiet", o->quiet, "Print nothing but errors");
+  app->add_flag("--no-measure", o->no_measure,
+                "Skip the quick measurement of the false-positive rate (100,000 probes)");
   app->add_option(
          "--threads", o->threads,
          "Threads hashing keys (default: all cores); the output is the same for any number")

@@ -36,6 +36,29 @@ for spec in "p10 0.09 0.11" "p1 0.009 0.011" "p01 0.0009 0.0011" "under 0 1e-5" 
   CHECKS=$((CHECKS + 1))
   in_range "$rate" "$2" "$3" || fail "$1: measured rate $rate outside [$2, $3]"
 done
+# Xor and binary fuse filters: the same measurement against p = 2^-f.
+for spec in "fuse 8 0.00390625" "xor 8 0.00390625" "fuse 16 1.52587890625e-05"; do
+  set -- $spec
+  run "$BT" xor-build -q --layout "$1" -f "$2" -o "$1$2.xf" keys100k
+  expect_rc 0 "xor-build $1 $2"
+  run "$BT" stats "$1$2.xf" --measure 1000000 --seed "$SEED" --json --max-fill 0.5 --verify
+  expect_rc 0 "stats --measure $1$2 with --max-fill and --verify"
+  printf '%s\n' "$OUT" >"$1$2.json"
+  expect_eq "$(jget "$1$2.json" /measurement/verdict)" "consistent" "$1$2: measured rate consistent with 2^-$2"
+  expect_eq "$(jget "$1$2.json" /model_fpr)" "$3" "$1$2: model p = 2^-$2"
+  expect_eq "$(jget "$1$2.json" /k)" "$2" "$1$2: k is the fingerprint width"
+  expect_eq "$(jget "$1$2.json" /fill)/$(jget "$1$2.json" /set_bits)/$(jget "$1$2.json" /fill_fpr)/$(jget "$1$2.json" /variant)" \
+    "null/null/null/null" "$1$2: no fill, no variant"
+  expect_eq "$(jget "$1$2.json" /gates/0/status)" "not_applicable" "$1$2: --max-fill does not apply"
+  expect_eq "$(jget "$1$2.json" /gates/1/status)" "passed" "$1$2: --verify passes"
+  expect_eq "$(jget "$1$2.json" /filter_bits)" "$(($(jget "$1$2.json" /m) * $2))" "$1$2: filter bits = slots * f"
+done
+expect_eq "$(jget fuse8.json /kind)/$(jget xor8.json /kind)" "binary-fuse/xor" "kinds named"
+run "$BT" stats fuse8.xf
+expect_match "$OUT" "^  kind +binary-fuse, 8-bit fingerprints$" "human kind line for fuse"
+run "$BT" stats fuse8.xf --max-fpr 0.3%
+expect_rc 1 "--max-fpr below 2^-8 fails a fuse8 filter"
+expect_match "$ERR" "--max-fpr failed: the model's rate 0\.003906 is above 0\.003" "the model's rate is what a fuse filter is gated on"
 expect_eq "$(jget over.json /variant)" "standard" "overfilled: standard variant"
 expect_eq "$(jget blocked.json /variant)" "blocked" "blocked variant reported"
 
@@ -59,6 +82,13 @@ printf '%s\n' "$OUT" >nonmem.json
 expect_eq "$(jget nonmem.json /measurement/probes)" "50000" "one probe per non-member"
 expect_eq "$(jget nonmem.json /measurement/verdict)" "consistent" "non-members consistent"
 expect_eq "$(jget nonmem.json /measurement/seed)" "null" "no seed with --negatives"
+# --negatives shapes keys with the filter's normalisation, like query: upper-cased members of a
+# --lowercase filter are members.
+head -n 1000 keys100k >lower1k
+tr a-z A-Z <lower1k >upper1k
+"$BT" build -q -p 1% --lowercase -o lower.bf lower1k
+run "$BT" stats lower.bf --negatives upper1k --json
+expect_eq "$(printf '%s' "$OUT" | "$JQ" - /measurement/false_positives)" "1000" "normalisation applied to --negatives"
 
 # --- Must show: distinct estimate within 1% for 1,000,000 keys with duplicates ---------------
 awk 'BEGIN{for(i=0;i<1000000;i++) printf "user-%d@example.org\n", i;
@@ -97,6 +127,9 @@ while read -r field; do
   ptr="/$(printf '%s' "$field" | sed 's/\[\]/.0/g; s/\./\//g')"
   "$JQ" full.json "$ptr" >/dev/null || fail "documented field $field missing"
 done <doc-fields
+"$BT" stats fuse8.xf --json --measure 1000 --max-fpr 1% --max-fill 0.9 --min-keys 1 --max-age 1d --verify >xor-full.json
+"$JQ" --paths xor-full.json >xor-json-fields
+expect_eq "$(comm -3 doc-fields xor-json-fields | tr '\n' ' ')" "" "xor stats JSON fields equal the documented ones"
 expect_eq "$(jget full.json /kind)" "bloom" "kind"
 expect_eq "$(jget full.json /seed)" "0x9e3779b97f4a7c15" "seed as hex text"
 expect_eq "$(jget full.json /keys_added)" "100000" "keys_added"
@@ -191,5 +224,10 @@ CHECKS=$((CHECKS + 1))
 grep -q "measured p" <<<"$ERR" && fail "--no-measure still measured"
 run "$BT" build -q -p 1% -o m.bf keys100k
 expect_eq "$ERR" "" "-q prints nothing"
+run "$BT" xor-build -o m.xf keys100k
+expect_match "$ERR" "measured p +[0-9.e-]+ \([0-9]+ of 100000 probes; 95% CI .*\); model 0\.003906 is consistent" "xor-build's measured line"
+run "$BT" xor-build --no-measure -o m.xf keys100k
+CHECKS=$((CHECKS + 1))
+grep -q "measured p" <<<"$ERR" && fail "xor-build --no-measure still measured"
 
 finish
