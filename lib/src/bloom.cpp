@@ -4,10 +4,11 @@
 // enhanced double-hashing steps a_{i+1} = a_i + b_i, b_{i+1} = b_i + i (Dillinger & Manolios
 // 2004; Kirsch & Mitzenmacher 2006). Blocked: the key picks one 512-bit block with reduce64(h,
 // blocks) and sets k bits inside it, each taken as 9 bits of a splitmix64 stream seeded by h.
-// Batched calls prefetch the bits of the key kAhead places ahead while working on the current one,
+// Batched calls prefetch the bits of keys a few places ahead while working on the current one,
 // so memory latencies overlap instead of adding up.
 #include "bloomtool/bloom.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <string>
@@ -21,7 +22,8 @@ namespace bloomtool {
 namespace {
 
 constexpr uint64_t kBlockBits = 512;
-constexpr size_t kAhead = 8;  // keys between a key's prefetch and its use
+constexpr size_t kAhead = 8;          // standard: keys between a key's prefetch and its use
+constexpr size_t kAheadBlocked = 32;  // blocked: one line per key, so look further ahead
 
 template <typename Fn>
 inline void for_each_standard_position(uint64_t h, uint32_t k, uint64_t m, Fn&& fn) {
@@ -54,6 +56,38 @@ inline void for_each_block_bit(uint64_t h, uint32_t k, Fn&& fn) {
 inline void prefetch(const void* p) {
   __builtin_prefetch(p, 0, 3);
 }
+
+// Positions of the keys kAhead places ahead, computed and prefetched before they are needed.
+// take(j) returns key j's k positions and starts on key j + kAhead in the freed slot.
+class PositionRing {
+ public:
+  PositionRing(std::span<const uint64_t> hashes, uint32_t k, uint64_t m, const uint64_t* words)
+      : hashes_(hashes), k_(k), m_(m), words_(words) {
+    for (size_t j = 0; j < std::min(kAhead, hashes.size()); ++j) fill(j);
+  }
+  const uint64_t* take(size_t j) noexcept {
+    const size_t slot = j % kAhead;
+    std::copy_n(ring_[slot], k_, current_);
+    if (j + kAhead < hashes_.size()) fill(j + kAhead);
+    return current_;
+  }
+
+ private:
+  void fill(size_t j) noexcept {
+    uint64_t* out = ring_[j % kAhead];
+    uint32_t i = 0;
+    for_each_standard_position(hashes_[j], k_, m_, [&](uint64_t pos) {
+      out[i++] = pos;
+      prefetch(&words_[pos >> 6]);
+    });
+  }
+  std::span<const uint64_t> hashes_;
+  uint32_t k_;
+  uint64_t m_;
+  const uint64_t* words_;
+  uint64_t ring_[kAhead][model::kMaxK];
+  uint64_t current_[model::kMaxK];
+};
 
 }  // namespace
 
@@ -135,19 +169,17 @@ void BloomFilter::add_impl(std::span<const uint64_t> hashes) noexcept {
   const uint32_t k = k_;
   const size_t n = hashes.size();
   if (variant_ == BloomVariant::kStandard) {
+    PositionRing ring(hashes, k, m, w);
     for (size_t j = 0; j < n; ++j) {
-      if (j + kAhead < n) {
-        for_each_standard_position(hashes[j + kAhead], k, m,
-                                   [&](uint64_t pos) { prefetch(&w[pos >> 6]); });
+      const uint64_t* pos = ring.take(j);
+      for (uint32_t i = 0; i < k; ++i) {
+        set_bits<kAtomic>(&w[pos[i] >> 6], uint64_t{1} << (pos[i] & 63));
       }
-      for_each_standard_position(hashes[j], k, m, [&](uint64_t pos) {
-        set_bits<kAtomic>(&w[pos >> 6], uint64_t{1} << (pos & 63));
-      });
     }
   } else {
     const uint64_t blocks = m / kBlockBits;
     for (size_t j = 0; j < n; ++j) {
-      if (j + kAhead < n) prefetch(w + reduce64(hashes[j + kAhead], blocks) * 8);
+      if (j + kAheadBlocked < n) prefetch(w + reduce64(hashes[j + kAheadBlocked], blocks) * 8);
       uint64_t mask[8];
       block_masks(hashes[j], k, mask);
       uint64_t* b = w + reduce64(hashes[j], blocks) * 8;
@@ -172,30 +204,23 @@ void BloomFilter::contains_batch(std::span<const uint64_t> hashes, uint8_t* out)
   const uint32_t k = k_;
   const size_t n = hashes.size();
   if (variant_ == BloomVariant::kStandard) {
+    PositionRing ring(hashes, k, m, w);
     for (size_t j = 0; j < n; ++j) {
-      if (j + kAhead < n) {
-        for_each_standard_position(hashes[j + kAhead], k, m,
-                                   [&](uint64_t pos) { prefetch(&w[pos >> 6]); });
-      }
       // Most non-members fail on the first or second probe: stop at the first clear bit.
-      uint64_t a = hashes[j];
-      uint64_t b = mix64(a) | 1;
+      const uint64_t* pos = ring.take(j);
       uint8_t all = 1;
       for (uint32_t i = 0; i < k; ++i) {
-        const uint64_t pos = reduce64(a, m);
-        if (((w[pos >> 6] >> (pos & 63)) & 1) == 0) {
+        if (((w[pos[i] >> 6] >> (pos[i] & 63)) & 1) == 0) {
           all = 0;
           break;
         }
-        a += b;
-        b += i;
       }
       out[j] = all;
     }
   } else {
     const uint64_t blocks = m / kBlockBits;
     for (size_t j = 0; j < n; ++j) {
-      if (j + kAhead < n) prefetch(w + reduce64(hashes[j + kAhead], blocks) * 8);
+      if (j + kAheadBlocked < n) prefetch(w + reduce64(hashes[j + kAheadBlocked], blocks) * 8);
       uint64_t mask[8];
       block_masks(hashes[j], k, mask);
       const uint64_t* b = w + reduce64(hashes[j], blocks) * 8;
