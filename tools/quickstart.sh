@@ -33,9 +33,9 @@ build() {
 }
 
 demo() {
-  local bt=build/release/apps/bloomtool/bloomtool out
+  local bt=build/release/apps/bloomtool/bloomtool
   out=$(mktemp -d)
-  trap 'rm -rf "$out"' EXIT
+  trap 'rm -rf "${out:-}"' EXIT
   echo "== build a filter from testdata/urls-10k.txt at p = 1%"
   "$bt" build -p 1% -o "$out/urls.bf" --label "demo" testdata/urls-10k.txt
   echo "== query: members present (count), then non-members that look present"
