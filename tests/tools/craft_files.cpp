@@ -76,6 +76,44 @@ struct Image {
     fix_payload();
     return *this;
   }
+  // Rewrites the kind_params field (tag 5) with `params`.
+  Image& with_kind_params(const std::vector<uint64_t>& params) {
+    const Bytes f = fields();
+    Bytes out;
+    for (size_t at = 0; at + 8 <= f.size();) {
+      const uint16_t tag = le::load<uint16_t>(&f[at]);
+      const uint32_t len = le::load<uint32_t>(&f[at + 4]);
+      if (tag == 5) {
+        Bytes v(params.size() * 8);
+        for (size_t i = 0; i < params.size(); ++i) le::store<uint64_t>(&v[i * 8], params[i]);
+        Bytes head(f.begin() + static_cast<ptrdiff_t>(at),
+                   f.begin() + static_cast<ptrdiff_t>(at) + 4);
+        Bytes rec(8);
+        std::copy(head.begin(), head.end(), rec.begin());
+        le::store<uint32_t>(&rec[4], static_cast<uint32_t>(v.size()));
+        rec.insert(rec.end(), v.begin(), v.end());
+        out.insert(out.end(), rec.begin(), rec.end());
+      } else {
+        out.insert(out.end(), f.begin() + static_cast<ptrdiff_t>(at),
+                   f.begin() + static_cast<ptrdiff_t>(at + 8 + len));
+      }
+      at += 8 + len;
+    }
+    return with_fields(out);
+  }
+  std::vector<uint64_t> kind_params() const {
+    const Bytes f = fields();
+    for (size_t at = 0; at + 8 <= f.size();) {
+      const uint32_t len = le::load<uint32_t>(&f[at + 4]);
+      if (le::load<uint16_t>(&f[at]) == 5) {
+        std::vector<uint64_t> v(len / 8);
+        for (size_t i = 0; i < v.size(); ++i) v[i] = le::load<uint64_t>(&f[at + 8 + i * 8]);
+        return v;
+      }
+      at += 8 + len;
+    }
+    throw std::runtime_error("golden file has no kind parameters");
+  }
   // Replaces the tag-length-value area between the fixed header and the header checksum.
   Image& with_fields(const Bytes& f) {
     const Bytes p = payload();
@@ -268,7 +306,6 @@ std::vector<BadFile> bad_files() {
          return copy(s).with_payload(concat(s.payload(), compress({1, 2, 3}))).b;
        }},
       {"hash-id-7.bf", [](I s, I) { return copy(s).set<uint32_t>(kHashId, 7).b; }},
-      // TODO(xor/fuse, issue 5): once xor files load, this file fails the xor parameter checks.
       {"kind-xor.bf", [](I s, I) { return copy(s).set<uint32_t>(kKind, 2).b; }},
       {"variant-9.bf", [](I s, I) { return copy(s).set<uint32_t>(kVariant, 9).b; }},
       {"m-zero.bf", [](I s, I) { return copy(s).set<uint64_t>(kM, 0).b; }},
@@ -284,6 +321,46 @@ std::vector<BadFile> bad_files() {
          Image i = copy(s);
          i.set<uint64_t>(kM, 1000);
          return i.with_payload(compress(raw)).b;
+       }},
+  };
+}
+
+// Bad files derived from the xor (8-bit) and binary fuse (16-bit) golden files.
+using StaticMaker = std::function<Bytes(const Image& xor8, const Image& fuse16)>;
+
+struct StaticBadFile {
+  const char* name;
+  StaticMaker make;
+};
+
+std::vector<StaticBadFile> static_bad_files() {
+  using I = const Image&;
+  return {
+      {"xor-width-12.bf", [](I x, I) { return copy(x).set<uint32_t>(kK, 12).b; }},
+      {"xor-m-mismatch.bf", [](I x, I) { return copy(x).set<uint64_t>(kM, 87).b; }},
+      {"xor-padding.bf",
+       [](I x, I) {
+         Bytes raw = decompress(x.payload());
+         raw.back() = 0x01;  // 84 one-byte fingerprints, then 4 bytes of padding
+         return copy(x).with_payload(compress(raw)).b;
+       }},
+      {"fuse-segment-length.bf",
+       [](I, I f) {
+         std::vector<uint64_t> p = f.kind_params();
+         p[0] = 3;
+         return copy(f).with_kind_params(p).b;
+       }},
+      {"fuse-array-length.bf",
+       [](I, I f) {
+         std::vector<uint64_t> p = f.kind_params();
+         p[2] += p[0];
+         return copy(f).with_kind_params(p).b;
+       }},
+      {"fuse-params-count.bf",
+       [](I, I f) {
+         std::vector<uint64_t> p = f.kind_params();
+         p.pop_back();
+         return copy(f).with_kind_params(p).b;
        }},
   };
 }
@@ -304,6 +381,10 @@ int main(int argc, char** argv) {
       const Image blocked{read_file(golden + "/v1-bloom-blocked.bf")};
       for (const BadFile& f : bad_files())
         write_file(out + "/" + f.name, f.make(standard, blocked));
+      const Image xor8{read_file(golden + "/v1-xor-8.bf")};
+      const Image fuse16{read_file(golden + "/v1-fuse-16.bf")};
+      for (const StaticBadFile& f : static_bad_files())
+        write_file(out + "/" + f.name, f.make(xor8, fuse16));
       return 0;
     }
     if (cmd == "flip" && argc == 5) {
