@@ -47,7 +47,8 @@ measure() {
     { echo "bench: failed: $cmd" >&2; return 0; }
   local med rss
   med=$(jq '.results[0].median' "$OUTDIR/h.json")
-  rss=$( { /usr/bin/time -f '%M' bash -c "$cmd" >/dev/null 2>/dev/null; } 2>&1 | tail -1)
+  /usr/bin/time -o "$OUTDIR/rss" -f '%M' bash -c "$cmd" >/dev/null 2>&1 || true
+  rss=$(tail -1 "$OUTDIR/rss")
   MEDIAN[$name]=$med
   local nskey
   nskey=$(awk -v t="$med" -v n="$keys" 'BEGIN{ if (n > 0) printf "%.1f", t * 1e9 / n; else print "-" }')
