@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Hostile filter files through the real binary: every known-bad file in testdata/bad/ (as listed
-# in its README), a sample of truncations and bit flips of the golden files, files that claim
+# Hostile filter files through the real binary (query, merge, stats): every known-bad file in
+# testdata/bad/ (as listed in its README), a sample of truncations and bit flips of the golden files, files that claim
 # enormous payloads (peak memory stays small), and unreadable paths. Each must give exit 2 and
 # exactly one "bloomtool: <path>: ..." line; none may be accepted. The exhaustive sweeps (every
 # truncation, every bit) run in-process in tests/unit/corruption_test.cpp.
@@ -33,6 +33,15 @@ while IFS='|' read -r _ file code message _; do
     [ ! -e merged.bf ] || fail "merge with $file wrote a file"
   fi
   rm -f merged.bf
+  # stats reads the whole file too (it does not look keys up, so an unknown normalisation is
+  # reported, not refused).
+  run "$BT" stats "$TESTDATA/bad/$file"
+  if [ "$code" = "ok" ] || [ "$file" = normalisation-unknown.bf ]; then
+    expect_rc 0 "stats of $file"
+  else
+    expect_rc 2 "stats of $file"
+    expect_one_error_line "stats of $file"
+  fi
   run "$BT" query "$TESTDATA/bad/$file" "$keys" --count
   if [ "$code" = "ok" ]; then
     expect_rc 0 "$file loads"
