@@ -27,15 +27,14 @@ done
 export SOURCE_DATE_EPOCH=1700000000  # 2023-11-14T22:13:20Z
 keys=testdata/golden/keys.txt
 
-# name | arguments after "bloomtool" (the output path is appended as -o). One line per golden file.
-# Each is listed in tests/unit/golden_files.h with what every later bloomtool must read from it.
+# name | arguments after "bloomtool" (the output path is appended as -o). One line per golden file;
+# a new kind or format feature gets a new line here and an entry in tests/unit/golden_files.h.
 golden=(
   "v1-bloom-standard.bf|build -q --threads 1 -m 1024 -k 5 --variant standard --label golden-standard $keys"
   "v1-bloom-blocked.bf|build -q --threads 1 -m 1024 -k 6 --variant blocked --label golden-blocked $keys"
-  "v1-xor-8.bf|xor-build -q --threads 1 --layout xor --fingerprint 8 --label golden-xor-8 $keys"
-  "v1-xor-16.bf|xor-build -q --threads 1 --layout xor --fingerprint 16 --label golden-xor-16 $keys"
-  "v1-fuse-8.bf|xor-build -q --threads 1 --layout fuse --fingerprint 8 --label golden-fuse-8 $keys"
-  "v1-fuse-16.bf|xor-build -q --threads 1 --layout fuse --fingerprint 16 --label golden-fuse-16 $keys"
+  "v1-xor-8.bf|xor-build -q --threads 1 --layout xor --fingerprint 8 --label golden-xor $keys"
+  "v1-fuse-16.bf|xor-build -q --threads 1 --layout fuse --fingerprint 16 --label golden-fuse $keys"
+  "v1-bloom-normalised.bf|build -q --threads 1 -m 1024 -k 5 --trim --lowercase --label golden-normalised $keys"
 )
 
 for entry in "${golden[@]}"; do

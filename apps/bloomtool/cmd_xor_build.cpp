@@ -32,6 +32,7 @@ struct XorBuildCliOptions {
   bool no_measure = false;
   unsigned threads = 0;
   InputArgs input;
+  ShrinkGuardArgs guard;
 };
 
 XorBuildOptions parse_options(const XorBuildCliOptions& o) {
@@ -61,6 +62,7 @@ int run_xor_build(const XorBuildCliOptions& o) {
   const InputOptions input_options = o.input.options();
   const int64_t created = creation_time(o.created);
   check_output_path(o.output);
+  const ShrinkLimits shrink_limits = o.guard.limits(o.output);
   const std::string out_name = o.output == "-" ? "<stdout>" : o.output;
 
   KeyReader reader(o.input.inputs, input_options);
@@ -88,6 +90,7 @@ int run_xor_build(const XorBuildCliOptions& o) {
     throw Error(e.code(), out_name + ": " + e.what() + "; nothing written");
   }
   std::vector<uint64_t>().swap(hashes);
+  check_shrink(shrink_limits, o.output, built.distinct);
   const XorFilter& filter = *built.filter;
   const XorParams& p = filter.params();
 
@@ -182,6 +185,7 @@ Command register_xor_build(CLI::App& root) {
                   "Creation time to record (Unix seconds or 2024-01-31T12:00:00Z); default "
                   "SOURCE_DATE_EPOCH, else now")
       ->type_name("TIME");
+  o->guard.add_to(*app);
   app->add_flag("-q,--quiet", o->quiet, "Print nothing but errors");
   app->add_flag("--no-measure", o->no_measure,
                 "Skip the quick measurement of the false-positive rate (100,000 probes)");

@@ -141,8 +141,8 @@ KeyReader::KeyReader(std::vector<std::string> inputs, InputOptions options)
 
 std::unique_ptr<KeyReader> KeyReader::from_memory(std::string_view bytes, std::string name,
                                                   InputOptions options) {
-  auto reader = std::make_unique<KeyReader>(std::vector<std::string>{std::move(name)},
-                                            std::move(options));
+  auto reader =
+      std::make_unique<KeyReader>(std::vector<std::string>{std::move(name)}, std::move(options));
   reader->memory_ = MemoryInput{bytes};
   return reader;
 }
@@ -194,8 +194,7 @@ bool KeyReader::fill() {
     // One partial line fills the buffer, and next() has checked it is within the key limit:
     // grow geometrically (a long line costs linear time), up to the limit plus one read. Past
     // half the cap, go straight to it, so old and new buffer together stay under 1.5 times it.
-    const uint64_t cap =
-        options_.max_key_bytes + 2 + kUtf8Bom.size() + kReadBlock + kJsonPadding;
+    const uint64_t cap = options_.max_key_bytes + 2 + kUtf8Bom.size() + kReadBlock + kJsonPadding;
     const uint64_t twice = uint64_t{buf_.size()} * 2;
     buf_.resize(static_cast<size_t>(twice > cap / 2 ? cap : twice));
   }

@@ -65,6 +65,20 @@ expect_rc 2 "merge --min-keys"
 run "$BT" merge -q --max-shrink 10% --min-keys 900 -o union.bf s1.bf s2.bf
 expect_rc 0 "merge of the full shards passes the guards"
 
+# xor-build takes the same guards.
+run "$BT" xor-build -q -o x.bf k1000
+expect_rc 0 "xor-build"
+cp x.bf x-before.bf
+run "$BT" xor-build -q --max-shrink 10% -o x.bf k899
+expect_rc 2 "xor-build --max-shrink refusal"
+expect_eq "$ERR" "bloomtool: x.bf: 899 distinct keys, 10.1% fewer than the 1000 in the file being replaced (--max-shrink 10%); nothing written" "xor-build --max-shrink message"
+expect_same_file x.bf x-before.bf "xor-build --max-shrink leaves the old file"
+run "$BT" xor-build -q --min-keys 1000 -o x2.bf k1000twice
+expect_rc 0 "xor-build --min-keys counts distinct keys"
+run "$BT" xor-build -q --min-keys 1001 -o x3.bf k1000twice
+expect_rc 2 "xor-build --min-keys refusal"
+[ ! -e x3.bf ] || fail "xor-build --min-keys wrote a file"
+
 # Unusable settings and targets.
 run "$BT" build -q -p 1% --max-shrink 10% -o - k1000
 expect_rc 2 "--max-shrink with -o -"

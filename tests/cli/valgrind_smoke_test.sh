@@ -45,6 +45,12 @@ vrun 2 "build, key too long" build --max-key-bytes 10 -o x.bf keys
 vrun 2 "build, --max-shrink refusal" build -q --max-shrink 1% -o exact.bf <(head -100 keys)
 vrun 0 "merge of two filters" merge -q -o merged.bf blocked.bf blocked.bf
 vrun 2 "merge, truncated input" merge -q -o merged.bf exact.bf "$TESTDATA/bad/payload-truncated.bf"
+vrun 0 "xor-build fuse, 2 threads" xor-build -q --threads 2 -o fuse.bf keys
+vrun 0 "xor-build xor 16-bit" xor-build -q --layout xor -f 16 -o xor.bf keys
+vrun 0 "query a fuse filter" query fuse.bf others --absent --count
+vrun 0 "stats with a measured rate" stats exact.bf --measure 20000 --seed 1
+vrun 2 "stats of a bad xor file" stats "$TESTDATA/bad/xor-padding.bf"
+vrun 0 "size" size -n 1M -p 1%
 vrun 0 "query printing keys" query exact.bf keys
 expect_eq "$OUT" "$(cat keys)" "valgrind: query prints every member"
 echo "valgrind smoke: $runs runs under memcheck, no errors"

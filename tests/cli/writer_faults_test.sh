@@ -97,7 +97,10 @@ tail -n +50001 keys >shard2
 "$BT" build -q -m 958505 -k 7 -o shard2.bf shard2
 "$BT" merge -q -o merged.bf shard1.bf shard2.bf
 kill_runs 20 merged.bf kill/merged.bf "$BT" merge -q -o kill/merged.bf shard1.bf shard2.bf
-echo "writer faults: $runs SIGKILL runs of build and merge: $completed completed," \
+# xor-build too.
+"$BT" xor-build -q -o xor.bf keys
+kill_runs 20 xor.bf kill/xor.bf "$BT" xor-build -q -o kill/xor.bf keys
+echo "writer faults: $runs SIGKILL runs of build, merge and xor-build: $completed completed," \
   "$((runs - completed)) killed ($killed_writing of them after creating the temp file)," \
   "$bad broken outputs"
 CHECKS=$((CHECKS + 1))
@@ -138,12 +141,17 @@ RC=$?
 ERR=$(cat err)
 expect_rc 2 "query to a full device"
 expect_match "$ERR" "^bloomtool: <stdout>: No space left on device$" "query full stdout message"
+"$BT" xor-build -q -o - keys >/dev/full 2>err
+RC=$?
+ERR=$(cat err)
+expect_rc 2 "xor-build -o - to a full device"
+expect_match "$ERR" "^bloomtool: <stdout>: No space left on device$" "xor-build full stdout message"
 "$BT" merge -q -o - shard1.bf shard2.bf >/dev/full 2>err
 RC=$?
 ERR=$(cat err)
 expect_rc 2 "merge -o - to a full device"
 expect_match "$ERR" "^bloomtool: <stdout>: No space left on device$" "merge full stdout message"
-faults=5  # kill runs aside: missing dir, full stdout (build, query, merge), and below
+faults=6  # kill runs aside: missing dir, full stdout (build, query, xor-build, merge), and below
 
 # --- Full disk: a 256 KiB tmpfs ------------------------------------------------------------
 mkdir full

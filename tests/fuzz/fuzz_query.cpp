@@ -1,8 +1,8 @@
-// Fuzz target: queries with fuzzed keys. Byte 0 picks the variant and geometry of a filter that
-// the rest of the input (read as lines by KeyReader) is inserted into; then every key must be
-// found (no false negatives), the concurrent insert must set the same bits as the plain one, and
-// batch queries must agree with single queries, on that filter and on a fixed filter of other
-// keys.
+// Fuzz target: queries with fuzzed keys. Byte 0 picks the variant and geometry of a Bloom filter
+// and the layout of an xor / binary fuse filter that the rest of the input (read as lines by
+// KeyReader) is inserted into; then every key must be found (no false negatives), the concurrent
+// insert must set the same bits as the plain one, and batch queries must agree with single
+// queries, on those filters and on fixed filters of other keys.
 #include <memory>
 #include <string>
 #include <vector>
@@ -10,6 +10,7 @@
 #include "bloomtool/bloom.h"
 #include "bloomtool/hash.h"
 #include "bloomtool/key_reader.h"
+#include "bloomtool/xor_filter.h"
 #include "fuzz_util.h"
 
 namespace {
@@ -31,7 +32,18 @@ const BloomFilter& fixed_filter(BloomVariant v) {
   return v == BloomVariant::kStandard ? *standard : *blocked;
 }
 
-void check_batch_agrees(const BloomFilter& f, const std::vector<uint64_t>& hashes) {
+// A binary fuse filter of the same 1000 keys, 8-bit fingerprints, built once.
+const XorFilter& fixed_fuse() {
+  static const auto filter = [] {
+    std::vector<uint64_t> hashes;
+    for (int i = 0; i < 1000; ++i)
+      hashes.push_back(hash_key("member-" + std::to_string(i), kDefaultSeed));
+    return std::move(build_xor_filter(hashes, XorBuildOptions{}).filter);
+  }();
+  return *filter;
+}
+
+void check_batch_agrees(const Filter& f, const std::vector<uint64_t>& hashes) {
   std::vector<uint8_t> out(hashes.size());
   f.contains_batch(hashes, out.data());
   for (size_t i = 0; i < hashes.size(); ++i) FUZZ_CHECK(out[i] == f.contains_hash(hashes[i]));
@@ -71,6 +83,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (uint64_t h : hashes) FUZZ_CHECK(plain.contains_hash(h));
   check_batch_agrees(plain, hashes);
   check_batch_agrees(fixed_filter(variant), hashes);
+  check_batch_agrees(fixed_fuse(), hashes);
+
+  // The same keys in an xor or binary fuse filter (bit 6: layout, bit 7: 16-bit fingerprints):
+  // every key found, batch and single queries agree. Construction may give up on a hostile set.
+  XorBuildOptions xo;
+  xo.layout = (opts & 0x40) ? XorLayout::kXor : XorLayout::kFuse;
+  xo.fingerprint_bits = (opts & 0x80) ? 16 : 8;
+  xo.max_attempts = 4;
+  std::vector<uint64_t> xor_hashes = hashes;
+  try {
+    const XorBuildResult x = build_xor_filter(xor_hashes, xo);
+    for (uint64_t h : hashes) FUZZ_CHECK(x.filter->contains_hash(h));
+    check_batch_agrees(*x.filter, hashes);
+    FUZZ_CHECK(x.distinct + x.duplicates == hashes.size());
+  } catch (const Error& e) {
+    FUZZ_CHECK(e.code() == ErrorCode::kLimitExceeded);
+  }
+
   if (!hashes.empty()) {
     BloomFilter one_by_one(m, k, variant);
     for (uint64_t h : hashes) one_by_one.add(h);

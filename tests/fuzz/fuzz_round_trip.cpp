@@ -1,7 +1,9 @@
-// Fuzz target: build -> encode_filter_file -> parse_filter_file -> make_filter. The input gives
-// the filter kind and parameters, the header's free-text fields and the keys; the file read back
-// must carry every header field unchanged, the same payload words, and find every key.
+// Fuzz target: build -> encode_filter_file -> parse_filter_file -> make_filter, for Bloom (both
+// variants), xor and binary fuse filters. The input gives the filter kind and parameters, the
+// header's free-text fields and the keys; the file read back must carry every header field
+// unchanged, the same payload words, and find every key.
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -9,6 +11,7 @@
 #include "bloomtool/filter_file.h"
 #include "bloomtool/hash.h"
 #include "bloomtool/load_filter.h"
+#include "bloomtool/xor_filter.h"
 #include "fuzz_util.h"
 
 namespace {
@@ -19,6 +22,7 @@ struct Built {
   FilterHeader header;
   std::vector<uint64_t> words;
   uint64_t raw_bytes = 0;
+  std::vector<uint64_t> kind_params;  // xor/fuse: replace the fuzzed ones
 };
 
 // Kind parameters come from the 4 bytes in `p`.
@@ -34,6 +38,32 @@ Built build_bloom(uint64_t p, const std::vector<uint64_t>& hashes) {
   b.header.m = f.bits();
   b.header.k = f.k();
   b.words.assign(f.words().begin(), f.words().end());
+  b.raw_bytes = b.words.size() * 8;
+  return b;
+}
+
+// Xor (p bit 0 clear) or binary fuse, 8- or 16-bit fingerprints (bit 1). Construction on a
+// fuzzed key set may fail after its attempts (kLimitExceeded); then there is nothing to round-trip.
+std::optional<Built> build_xor(uint64_t p, std::vector<uint64_t> hashes) {
+  XorBuildOptions o;
+  o.layout = (p & 1) ? XorLayout::kFuse : XorLayout::kXor;
+  o.fingerprint_bits = (p & 2) ? 16 : 8;
+  o.max_attempts = 1 + (p >> 8) % 8;
+  XorBuildResult r;
+  try {
+    r = build_xor_filter(hashes, o);
+  } catch (const Error& e) {
+    FUZZ_CHECK(e.code() == ErrorCode::kLimitExceeded);
+    return std::nullopt;
+  }
+  const XorParams& xp = r.filter->params();
+  Built b;
+  b.header.kind = xor_filter_kind(o.layout);
+  b.header.variant = 0;
+  b.header.m = xp.slots;
+  b.header.k = xp.fingerprint_bits;
+  b.kind_params = xp.kind_params();
+  b.words.assign(r.filter->words().begin(), r.filter->words().end());
   b.raw_bytes = b.words.size() * 8;
   return b;
 }
@@ -65,12 +95,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   Built b;
   switch (kind % 2) {
-    // TODO(xor/fuse, issue 5): add cases that build xor and binary fuse filters from `hashes`.
+    case 1: {
+      std::optional<Built> x = build_xor(kind_bytes, hashes);
+      if (!x) return 0;
+      b = std::move(*x);
+      break;
+    }
     default:
       b = build_bloom(kind_bytes, hashes);
       break;
   }
+  // TODO(new filter kinds): a case per kind above; make_filter must then load what it built.
   FilterHeader h = meta;
+  if (b.header.kind != FilterKind::kBloom) h.kind_params = b.kind_params;
   h.kind = b.header.kind;
   h.variant = b.header.variant;
   h.m = b.header.m;

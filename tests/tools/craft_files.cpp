@@ -76,44 +76,6 @@ struct Image {
     fix_payload();
     return *this;
   }
-  // Rewrites the kind_params field (tag 5) with `params`.
-  Image& with_kind_params(const std::vector<uint64_t>& params) {
-    const Bytes f = fields();
-    Bytes out;
-    for (size_t at = 0; at + 8 <= f.size();) {
-      const uint16_t tag = le::load<uint16_t>(&f[at]);
-      const uint32_t len = le::load<uint32_t>(&f[at + 4]);
-      if (tag == 5) {
-        Bytes v(params.size() * 8);
-        for (size_t i = 0; i < params.size(); ++i) le::store<uint64_t>(&v[i * 8], params[i]);
-        Bytes head(f.begin() + static_cast<ptrdiff_t>(at),
-                   f.begin() + static_cast<ptrdiff_t>(at) + 4);
-        Bytes rec(8);
-        std::copy(head.begin(), head.end(), rec.begin());
-        le::store<uint32_t>(&rec[4], static_cast<uint32_t>(v.size()));
-        rec.insert(rec.end(), v.begin(), v.end());
-        out.insert(out.end(), rec.begin(), rec.end());
-      } else {
-        out.insert(out.end(), f.begin() + static_cast<ptrdiff_t>(at),
-                   f.begin() + static_cast<ptrdiff_t>(at + 8 + len));
-      }
-      at += 8 + len;
-    }
-    return with_fields(out);
-  }
-  std::vector<uint64_t> kind_params() const {
-    const Bytes f = fields();
-    for (size_t at = 0; at + 8 <= f.size();) {
-      const uint32_t len = le::load<uint32_t>(&f[at + 4]);
-      if (le::load<uint16_t>(&f[at]) == 5) {
-        std::vector<uint64_t> v(len / 8);
-        for (size_t i = 0; i < v.size(); ++i) v[i] = le::load<uint64_t>(&f[at + 8 + i * 8]);
-        return v;
-      }
-      at += 8 + len;
-    }
-    throw std::runtime_error("golden file has no kind parameters");
-  }
   // Replaces the tag-length-value area between the fixed header and the header checksum.
   Image& with_fields(const Bytes& f) {
     const Bytes p = payload();
@@ -128,6 +90,11 @@ struct Image {
   }
 };
 
+Bytes field(uint16_t tag, uint16_t flags, const Bytes& value);
+
+// The image with its kind_params field (tag 5) replaced by `params`.
+Image with_kind_params(const Image& i, const std::vector<uint64_t>& params);
+
 Bytes field(uint16_t tag, uint16_t flags, const Bytes& value) {
   Bytes f(8 + value.size());
   le::store<uint16_t>(&f[0], tag);
@@ -135,6 +102,40 @@ Bytes field(uint16_t tag, uint16_t flags, const Bytes& value) {
   le::store<uint32_t>(&f[4], static_cast<uint32_t>(value.size()));
   std::copy(value.begin(), value.end(), f.begin() + 8);
   return f;
+}
+
+Image with_kind_params(const Image& i, const std::vector<uint64_t>& params) {
+  const Bytes f = i.fields();
+  Bytes out;
+  for (size_t at = 0; at + 8 <= f.size();) {
+    const uint16_t tag = le::load<uint16_t>(&f[at]);
+    const uint32_t len = le::load<uint32_t>(&f[at + 4]);
+    if (tag != 5) out.insert(out.end(), f.begin() + at, f.begin() + at + 8 + len);
+    at += 8 + len;
+  }
+  Bytes value(params.size() * 8);
+  for (size_t k = 0; k < params.size(); ++k) le::store<uint64_t>(&value[k * 8], params[k]);
+  const Bytes kp = field(5, 0, value);
+  out.insert(out.end(), kp.begin(), kp.end());
+  Image copy = i;
+  copy.with_fields(out);
+  return copy;
+}
+
+// The kind_params of an image.
+std::vector<uint64_t> kind_params(const Image& i) {
+  const Bytes f = i.fields();
+  for (size_t at = 0; at + 8 <= f.size();) {
+    const uint16_t tag = le::load<uint16_t>(&f[at]);
+    const uint32_t len = le::load<uint32_t>(&f[at + 4]);
+    if (tag == 5) {
+      std::vector<uint64_t> p(len / 8);
+      for (size_t k = 0; k < p.size(); ++k) p[k] = le::load<uint64_t>(&f[at + 8 + k * 8]);
+      return p;
+    }
+    at += 8 + len;
+  }
+  throw std::runtime_error("golden file without kind parameters");
 }
 
 Bytes concat(Bytes a, const Bytes& b) {
@@ -177,7 +178,10 @@ Bytes frame_header_only(uint64_t content) {
   return f;
 }
 
-using Maker = std::function<Bytes(const Image& standard, const Image& blocked)>;
+struct Goldens {
+  Image standard, blocked, xor8, fuse16;
+};
+using Maker = std::function<Bytes(const Goldens&)>;
 
 struct BadFile {
   const char* name;
@@ -189,178 +193,298 @@ Image copy(const Image& i) {
 }
 
 std::vector<BadFile> bad_files() {
-  using I = const Image&;
+  using G = const Goldens&;
   return {
-      {"empty.bf", [](I, I) { return Bytes{}; }},
+      {"empty.bf", [](G) { return Bytes{}; }},
       {"not-a-filter.bf",
-       [](I, I) {
+       [](G) {
          const std::string text = "https://example.com/\nthis is a key list, not a filter\n";
          return Bytes(text.begin(), text.end());
        }},
-      {"magic-only.bf", [](I s, I) { return Bytes(s.b.begin(), s.b.begin() + 8); }},
-      {"header-cut.bf", [](I s, I) { return Bytes(s.b.begin(), s.b.begin() + 100); }},
-      {"header-length-small.bf", [](I s, I) { return copy(s).set<uint32_t>(kHeaderBytes, 100).b; }},
+      {"magic-only.bf",
+       [](G g) {
+         const Image& s = g.standard;
+         return Bytes(s.b.begin(), s.b.begin() + 8);
+       }},
+      {"header-cut.bf",
+       [](G g) {
+         const Image& s = g.standard;
+         return Bytes(s.b.begin(), s.b.begin() + 100);
+       }},
+      {"header-length-small.bf",
+       [](G g) {
+         const Image& s = g.standard;
+         return copy(s).set<uint32_t>(kHeaderBytes, 100).b;
+       }},
       {"header-length-huge.bf",
-       [](I s, I) {
+       [](G g) {
+         const Image& s = g.standard;
          Image i = copy(s);
          le::store<uint32_t>(&i.b[kHeaderBytes], 0xFFFFFFFFu);
          return i.b;
        }},
       {"header-checksum.bf",
-       [](I s, I) {
+       [](G g) {
+         const Image& s = g.standard;
          Image i = copy(s);
          i.b[i.header_bytes() - 1] ^= 0x10;
          return i.b;
        }},
-      {"major-2.bf", [](I s, I) { return copy(s).set<uint16_t>(kMajor, 2).b; }},
-      {"required-feature.bf", [](I s, I) { return copy(s).set<uint64_t>(kFeatures, 1).b; }},
-      {"kind-99.bf", [](I s, I) { return copy(s).set<uint32_t>(kKind, 99).b; }},
-      {"codec-7.bf", [](I s, I) { return copy(s).set<uint32_t>(kCodec, 7).b; }},
+      {"major-2.bf",
+       [](G g) {
+         const Image& s = g.standard;
+         return copy(s).set<uint16_t>(kMajor, 2).b;
+       }},
+      {"required-feature.bf",
+       [](G g) {
+         const Image& s = g.standard;
+         return copy(s).set<uint64_t>(kFeatures, 1).b;
+       }},
+      {"kind-99.bf",
+       [](G g) {
+         const Image& s = g.standard;
+         return copy(s).set<uint32_t>(kKind, 99).b;
+       }},
+      {"codec-7.bf",
+       [](G g) {
+         const Image& s = g.standard;
+         return copy(s).set<uint32_t>(kCodec, 7).b;
+       }},
       {"field-cut-short.bf",
-       [](I s, I) {
+       [](G g) {
+         const Image& s = g.standard;
          return copy(s).with_fields(concat(s.fields(), {1, 0, 0, 0})).b;
        }},
       {"field-past-header.bf",
-       [](I s, I) {
+       [](G g) {
+         const Image& s = g.standard;
          Bytes f = field(2, 0, {'x', 'y'});
          le::store<uint32_t>(&f[4], 1000);
          return copy(s).with_fields(concat(s.fields(), f)).b;
        }},
       {"kind-params-length.bf",
-       [](I s, I) { return copy(s).with_fields(concat(s.fields(), field(5, 0, Bytes(12)))).b; }},
+       [](G g) {
+         const Image& s = g.standard;
+         return copy(s).with_fields(concat(s.fields(), field(5, 0, Bytes(12)))).b;
+       }},
       {"empty-lines-length.bf",
-       [](I s, I) { return copy(s).with_fields(concat(field(6, 0, Bytes(4)), s.fields())).b; }},
+       [](G g) {
+         const Image& s = g.standard;
+         return copy(s).with_fields(concat(field(6, 0, Bytes(4)), s.fields())).b;
+       }},
       {"required-field.bf",
-       [](I s, I) {
+       [](G g) {
+         const Image& s = g.standard;
          return copy(s).with_fields(concat(s.fields(), field(999, 1, {'n', 'e', 'w'}))).b;
        }},
       {"normalisation-unknown.bf",
-       [](I s, I) {
+       [](G g) {
+         const Image& s = g.standard;
          return copy(s).with_fields(concat(s.fields(), field(3, 0, {'r', 'o', 't', '1', '3'}))).b;
        }},
       {"optional-field.bf",
-       [](I s, I) {
+       [](G g) {
+         const Image& s = g.standard;
          return copy(s).with_fields(concat(s.fields(), field(999, 0, {'n', 'e', 'w'}))).b;
        }},
-      {"payload-truncated.bf", [](I s, I) { return Bytes(s.b.begin(), s.b.end() - 10); }},
+      {"payload-truncated.bf",
+       [](G g) {
+         const Image& s = g.standard;
+         return Bytes(s.b.begin(), s.b.end() - 10);
+       }},
       {"payload-stored-huge.bf",
-       [](I s, I) { return copy(s).set<uint64_t>(kStored, ~uint64_t{0}).b; }},
+       [](G g) {
+         const Image& s = g.standard;
+         return copy(s).set<uint64_t>(kStored, ~uint64_t{0}).b;
+       }},
       {"trailing-bytes.bf",
-       [](I s, I) {
+       [](G g) {
+         const Image& s = g.standard;
          return concat(s.b, {0, 0, 0, 0, 0});
        }},
-      {"raw-length-odd.bf", [](I s, I) { return copy(s).set<uint64_t>(kRaw, 13).b; }},
+      {"raw-length-odd.bf",
+       [](G g) {
+         const Image& s = g.standard;
+         return copy(s).set<uint64_t>(kRaw, 13).b;
+       }},
       {"raw-2pow60-bits.bf",
-       [](I s, I) {
+       [](G g) {
+         const Image& s = g.standard;
          Image i = copy(s);
          i.set<uint64_t>(kM, uint64_t{1} << 60);
          i.set<uint64_t>(kRaw, uint64_t{1} << 57);
          return i.with_payload(frame_header_only(uint64_t{1} << 57)).b;
        }},
       {"raw-near-2pow64.bf",
-       [](I s, I) {
+       [](G g) {
+         const Image& s = g.standard;
          Image i = copy(s);
          i.set<uint64_t>(kRaw, ~uint64_t{7});
          return i.with_payload(frame_header_only(~uint64_t{7})).b;
        }},
       {"larger-than-memory.bf",
-       [](I s, I) {
+       [](G g) {
+         const Image& s = g.standard;
          Image i = copy(s);
          i.set<uint64_t>(kM, uint64_t{1} << 40);
          i.set<uint64_t>(kRaw, uint64_t{1} << 37);
          return i.with_payload(frame_header_only(uint64_t{1} << 37)).b;
        }},
       {"codec-none-length.bf",
-       [](I s, I) {
+       [](G g) {
+         const Image& s = g.standard;
          Image i = copy(s);
          i.set<uint32_t>(kCodec, 0);
          return i.b;
        }},
       {"payload-checksum.bf",
-       [](I s, I) {
+       [](G g) {
+         const Image& s = g.standard;
          Image i = copy(s);
          i.b[i.header_bytes() + i.stored() / 2] ^= 0x01;
          return i.b;
        }},
       {"frame-size-mismatch.bf",
-       [](I s, I) {
+       [](G g) {
+         const Image& s = g.standard;
          Bytes raw = decompress(s.payload());
          raw.resize(raw.size() + 8);
          return copy(s).with_payload(compress(raw)).b;
        }},
       {"zstd-bad-block.bf",
-       [](I s, I) {
+       [](G g) {
+         const Image& s = g.standard;
          Bytes p = s.payload();
          const size_t fh = frame_header_size(p);
          p[fh] |= 0x06;  // block type 3: reserved, never valid
          return copy(s).with_payload(p).b;
        }},
       {"zstd-ends-early.bf",
-       [](I s, I) {
+       [](G g) {
+         const Image& s = g.standard;
          Bytes p = s.payload();
          p.resize(p.size() - 6);
          return copy(s).with_payload(p).b;
        }},
       {"zstd-second-frame.bf",
-       [](I s, I) {
+       [](G g) {
+         const Image& s = g.standard;
          return copy(s).with_payload(concat(s.payload(), compress({1, 2, 3}))).b;
        }},
-      {"hash-id-7.bf", [](I s, I) { return copy(s).set<uint32_t>(kHashId, 7).b; }},
-      {"kind-xor.bf", [](I s, I) { return copy(s).set<uint32_t>(kKind, 2).b; }},
-      {"variant-9.bf", [](I s, I) { return copy(s).set<uint32_t>(kVariant, 9).b; }},
-      {"m-zero.bf", [](I s, I) { return copy(s).set<uint64_t>(kM, 0).b; }},
-      {"m-2pow60.bf", [](I s, I) { return copy(s).set<uint64_t>(kM, uint64_t{1} << 60).b; }},
-      {"k-zero.bf", [](I s, I) { return copy(s).set<uint32_t>(kK, 0).b; }},
-      {"k-65.bf", [](I s, I) { return copy(s).set<uint32_t>(kK, 65).b; }},
-      {"blocked-m-not-blocks.bf", [](I, I b) { return copy(b).set<uint64_t>(kM, 1000).b; }},
-      {"m-payload-mismatch.bf", [](I s, I) { return copy(s).set<uint64_t>(kM, 2048).b; }},
+      {"hash-id-7.bf",
+       [](G g) {
+         const Image& s = g.standard;
+         return copy(s).set<uint32_t>(kHashId, 7).b;
+       }},
+      // Xor and binary fuse files: their parameters against each other, m and the payload.
+      {"fuse-variant-1.bf", [](G g) { return copy(g.fuse16).set<uint32_t>(kVariant, 1).b; }},
+      {"fuse-fingerprint-12.bf", [](G g) { return copy(g.fuse16).set<uint32_t>(kK, 12).b; }},
+      {"fuse-params-count.bf",
+       [](G g) {
+         auto p = kind_params(g.fuse16);
+         p.pop_back();
+         return with_kind_params(g.fuse16, p).b;
+       }},
+      {"fuse-segment-length.bf",
+       [](G g) {
+         auto p = kind_params(g.fuse16);
+         p[0] = 3;
+         return with_kind_params(g.fuse16, p).b;
+       }},
+      {"fuse-segment-count-zero.bf",
+       [](G g) {
+         auto p = kind_params(g.fuse16);
+         p[1] = 0;
+         return with_kind_params(g.fuse16, p).b;
+       }},
+      {"fuse-array-length.bf",
+       [](G g) {
+         auto p = kind_params(g.fuse16);
+         p[2] += 1;
+         return with_kind_params(g.fuse16, p).b;
+       }},
+      {"fuse-m-mismatch.bf", [](G g) { return copy(g.fuse16).set<uint64_t>(kM, 95).b; }},
+      {"fuse-payload-length.bf",
+       [](G g) {
+         auto p = kind_params(g.fuse16);  // one more segment, consistently, same payload
+         p[1] += 1;
+         p[2] = (p[1] + 2) * p[0];
+         Image i = with_kind_params(g.fuse16, p);
+         return i.set<uint64_t>(kM, p[2]).b;
+       }},
+      {"xor-params-count.bf",
+       [](G g) {
+         auto p = kind_params(g.xor8);
+         p.push_back(7);
+         return with_kind_params(g.xor8, p).b;
+       }},
+      {"xor-block-length-zero.bf",
+       [](G g) {
+         auto p = kind_params(g.xor8);
+         p[0] = 0;
+         return with_kind_params(g.xor8, p).b;
+       }},
+      {"xor-2pow40-bits.bf",
+       [](G g) {
+         auto p = kind_params(g.xor8);
+         p[0] = uint64_t{1} << 37;  // 3 * 2^37 slots of 8 bits: over 2^40 bits
+         Image i = with_kind_params(g.xor8, p);
+         return i.set<uint64_t>(kM, 3 * p[0]).b;
+       }},
+      {"xor-padding.bf",
+       [](G g) {
+         Bytes raw = decompress(g.xor8.payload());
+         raw.back() = 0x01;  // a bit after the last of the 84 fingerprints
+         return copy(g.xor8).with_payload(compress(raw)).b;
+       }},
+      {"kind-xor.bf",
+       [](G g) {
+         const Image& s = g.standard;
+         return copy(s).set<uint32_t>(kKind, 2).b;
+       }},
+      {"variant-9.bf",
+       [](G g) {
+         const Image& s = g.standard;
+         return copy(s).set<uint32_t>(kVariant, 9).b;
+       }},
+      {"m-zero.bf",
+       [](G g) {
+         const Image& s = g.standard;
+         return copy(s).set<uint64_t>(kM, 0).b;
+       }},
+      {"m-2pow60.bf",
+       [](G g) {
+         const Image& s = g.standard;
+         return copy(s).set<uint64_t>(kM, uint64_t{1} << 60).b;
+       }},
+      {"k-zero.bf",
+       [](G g) {
+         const Image& s = g.standard;
+         return copy(s).set<uint32_t>(kK, 0).b;
+       }},
+      {"k-65.bf",
+       [](G g) {
+         const Image& s = g.standard;
+         return copy(s).set<uint32_t>(kK, 65).b;
+       }},
+      {"blocked-m-not-blocks.bf",
+       [](G g) {
+         const Image& b = g.blocked;
+         return copy(b).set<uint64_t>(kM, 1000).b;
+       }},
+      {"m-payload-mismatch.bf",
+       [](G g) {
+         const Image& s = g.standard;
+         return copy(s).set<uint64_t>(kM, 2048).b;
+       }},
       {"bits-beyond-m.bf",
-       [](I s, I) {
+       [](G g) {
+         const Image& s = g.standard;
          Bytes raw = decompress(s.payload());
          raw.back() |= 0x80;  // bit 1023
          Image i = copy(s);
          i.set<uint64_t>(kM, 1000);
          return i.with_payload(compress(raw)).b;
-       }},
-  };
-}
-
-// Bad files derived from the xor (8-bit) and binary fuse (16-bit) golden files.
-using StaticMaker = std::function<Bytes(const Image& xor8, const Image& fuse16)>;
-
-struct StaticBadFile {
-  const char* name;
-  StaticMaker make;
-};
-
-std::vector<StaticBadFile> static_bad_files() {
-  using I = const Image&;
-  return {
-      {"xor-width-12.bf", [](I x, I) { return copy(x).set<uint32_t>(kK, 12).b; }},
-      {"xor-m-mismatch.bf", [](I x, I) { return copy(x).set<uint64_t>(kM, 87).b; }},
-      {"xor-padding.bf",
-       [](I x, I) {
-         Bytes raw = decompress(x.payload());
-         raw.back() = 0x01;  // 84 one-byte fingerprints, then 4 bytes of padding
-         return copy(x).with_payload(compress(raw)).b;
-       }},
-      {"fuse-segment-length.bf",
-       [](I, I f) {
-         std::vector<uint64_t> p = f.kind_params();
-         p[0] = 3;
-         return copy(f).with_kind_params(p).b;
-       }},
-      {"fuse-array-length.bf",
-       [](I, I f) {
-         std::vector<uint64_t> p = f.kind_params();
-         p[2] += p[0];
-         return copy(f).with_kind_params(p).b;
-       }},
-      {"fuse-params-count.bf",
-       [](I, I f) {
-         std::vector<uint64_t> p = f.kind_params();
-         p.pop_back();
-         return copy(f).with_kind_params(p).b;
        }},
   };
 }
@@ -377,14 +501,11 @@ int main(int argc, char** argv) {
     const std::string cmd = argc > 1 ? argv[1] : "";
     if (cmd == "bad" && argc == 4) {
       const std::string golden = argv[2], out = argv[3];
-      const Image standard{read_file(golden + "/v1-bloom-standard.bf")};
-      const Image blocked{read_file(golden + "/v1-bloom-blocked.bf")};
-      for (const BadFile& f : bad_files())
-        write_file(out + "/" + f.name, f.make(standard, blocked));
-      const Image xor8{read_file(golden + "/v1-xor-8.bf")};
-      const Image fuse16{read_file(golden + "/v1-fuse-16.bf")};
-      for (const StaticBadFile& f : static_bad_files())
-        write_file(out + "/" + f.name, f.make(xor8, fuse16));
+      const Goldens g{{read_file(golden + "/v1-bloom-standard.bf")},
+                      {read_file(golden + "/v1-bloom-blocked.bf")},
+                      {read_file(golden + "/v1-xor-8.bf")},
+                      {read_file(golden + "/v1-fuse-16.bf")}};
+      for (const BadFile& f : bad_files()) write_file(out + "/" + f.name, f.make(g));
       return 0;
     }
     if (cmd == "flip" && argc == 5) {

@@ -120,7 +120,7 @@ TEST_CASE("merge's streaming reader rejects every truncation and bit flip too", 
   const std::string path = std::string(tmpl) + "/mutated.bf";
   size_t cases = 0;
   for (const auto& g : golden_files()) {
-    if (g.kind != FilterKind::kBloom) continue;  // merge refuses xor and fuse files outright
+    if (g.kind != FilterKind::kBloom) continue;  // merge takes Bloom filters only
     const std::string golden = golden_path(g.name);
     std::vector<uint8_t> file = read_bytes(golden);
     REQUIRE(!try_merge(golden, file, path).has_value());
