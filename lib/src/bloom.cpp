@@ -231,10 +231,16 @@ void BloomFilter::contains_batch(std::span<const uint64_t> hashes, uint8_t* out)
   }
 }
 
-uint64_t BloomFilter::set_bit_count() const noexcept {
+// Without -mpopcnt, std::popcount is a libgcc call; a popcnt clone is picked at load time instead.
+__attribute__((target_clones("popcnt", "default"))) static uint64_t count_bits(const uint64_t* w,
+                                                                               size_t n) noexcept {
   uint64_t count = 0;
-  for (uint64_t word : words_.span()) count += static_cast<uint64_t>(std::popcount(word));
+  for (size_t i = 0; i < n; ++i) count += static_cast<uint64_t>(__builtin_popcountll(w[i]));
   return count;
+}
+
+uint64_t BloomFilter::set_bit_count() const noexcept {
+  return count_bits(words_.data(), words_.size());
 }
 
 }  // namespace bloomtool
