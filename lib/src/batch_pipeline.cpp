@@ -4,6 +4,9 @@
 // owned string, so workers never touch the reader's buffer.
 #include "bloomtool/batch_pipeline.h"
 
+#include <pthread.h>
+#include <signal.h>
+
 #include <condition_variable>
 #include <deque>
 #include <exception>
@@ -86,6 +89,12 @@ void run_batch_pipeline(KeyReader& reader, unsigned threads,
   std::vector<std::thread> pool;
   for (unsigned t = 0; t < threads; ++t) {
     pool.emplace_back([&] {
+      // Termination signals go to the calling thread, which owns any temporary output file, so
+      // its handler never runs while that thread is still creating or writing the file.
+      sigset_t block;
+      sigemptyset(&block);
+      for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&block, sig);
+      pthread_sigmask(SIG_BLOCK, &block, nullptr);
       for (;;) {
         Slot* s;
         {

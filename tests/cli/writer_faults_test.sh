@@ -121,7 +121,7 @@ for sig in TERM INT; do
     { cmp -s kill/out.bf old.bf || cmp -s kill/out.bf new.bf; } ||
       fail "SIG$sig after ${delay_us}us: output is neither the old nor the new file"
     CHECKS=$((CHECKS + 1))
-    [ "$(temps kill out.bf)" -eq 0 ] || fail "SIG$sig after ${delay_us}us (exit $rc) left a temp file"
+    [ "$(temps kill out.bf)" -eq 0 ] || fail "SIG$sig after ${delay_us}us (exit $rc) left a temp file: $(ls -la kill/ | grep tmp)"
     runs=$((runs + 1))
   done
 done
