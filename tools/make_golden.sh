@@ -33,6 +33,8 @@ golden=(
   "v1-bloom-standard.bf|build -q --threads 1 -m 1024 -k 5 --variant standard --label golden-standard $keys"
   "v1-bloom-blocked.bf|build -q --threads 1 -m 1024 -k 6 --variant blocked --label golden-blocked $keys"
   "v1-xor-8.bf|xor-build -q --threads 1 --layout xor --fingerprint 8 --label golden-xor $keys"
+  "v1-xor-16.bf|xor-build -q --threads 1 --layout xor --fingerprint 16 --label golden-xor-16 $keys"
+  "v1-fuse-8.bf|xor-build -q --threads 1 --layout fuse --fingerprint 8 --label golden-fuse-8 $keys"
   "v1-fuse-16.bf|xor-build -q --threads 1 --layout fuse --fingerprint 16 --label golden-fuse $keys"
   "v1-bloom-normalised.bf|build -q --threads 1 -m 1024 -k 5 --trim --lowercase --label golden-normalised $keys"
 )

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Writes the seed corpora in tests/fuzz/corpus/<target>/ from testdata/ and a few hand-made inputs.
-# Run from anywhere; rerun after adding golden or bad files. The first byte of a key_reader or
+# Writes the hand-made seeds of tests/fuzz/corpus/<target>/ (named files) from testdata/ and a few
+# hand-made inputs; the hash-named files beside them are inputs the fuzzers found that add
+# coverage, merged in with: build/fuzz/tests/fuzz/fuzz_<target> -merge=1 tests/fuzz/corpus/<target>
+# build/fuzz/corpus/<target>. Run from anywhere; rerun after adding golden or bad files. The first byte of a key_reader or
 # query seed is that target's option byte (see the target's header comment).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 c=tests/fuzz/corpus
-rm -rf "$c" && mkdir -p "$c"/{filter_file,key_reader,query,round_trip}
+mkdir -p "$c"/{filter_file,key_reader,query,round_trip}  # keeps inputs merged in from fuzzing
 
 # filter_file: every golden and known-bad file.
 cp testdata/golden/*.bf testdata/bad/*.bf "$c/filter_file/"
