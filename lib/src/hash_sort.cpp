@@ -77,7 +77,85 @@ size_t radix_sort_unique(uint64_t* data, size_t n) {
   return out;
 }
 
+// group_unique: hashes per first-level group and the size limit of the per-group table.
+constexpr size_t kGroupTarget = 2048;
+constexpr size_t kTableMaxGroup = 16384;
+constexpr size_t kMaxProbe = 64;
+
+// Copies the distinct hashes of src[0, n) to dst in order of first appearance, using `table`
+// (a power of two >= 2n entries, all zero) as an open-addressing set; leaves the table zeroed.
+// Returns the count, or SIZE_MAX if some probe ran longer than kMaxProbe (only crafted hashes
+// do that), in which case dst holds garbage and the caller sorts instead.
+size_t table_unique(const uint64_t* src, size_t n, uint64_t* dst, uint64_t* table, size_t size) {
+  const size_t mask = size - 1;
+  size_t out = 0;
+  bool zero_seen = false;  // 0 marks a free entry, so the hash 0 is tracked apart
+  bool overflow = false;
+  for (size_t i = 0; i < n && !overflow; ++i) {
+    const uint64_t h = src[i];
+    if (h == 0) {
+      if (!zero_seen) dst[out++] = 0;
+      zero_seen = true;
+      continue;
+    }
+    // The low bits index the table: the group shares its top bits.
+    size_t slot = static_cast<size_t>(h) & mask;
+    for (size_t probe = 0;; ++probe, slot = (slot + 1) & mask) {
+      if (table[slot] == h) break;
+      if (table[slot] == 0) {
+        table[slot] = h;
+        dst[out++] = h;
+        break;
+      }
+      if (probe == kMaxProbe) {
+        overflow = true;
+        break;
+      }
+    }
+  }
+  std::memset(table, 0, size * sizeof(uint64_t));
+  return overflow ? SIZE_MAX : out;
+}
+
 }  // namespace
+
+size_t group_unique(uint64_t* data, size_t n, uint64_t* scratch) {
+  if (n < kRadixMin) {
+    std::sort(data, data + n);
+    return static_cast<size_t>(std::unique(data, data + n) - data);
+  }
+  const int top_bits = std::clamp(static_cast<int>(std::bit_width(n / kGroupTarget)), 1, 16);
+  const int shift = 64 - top_bits;
+  const size_t groups = size_t{1} << top_bits;
+  std::vector<size_t> start(groups + 1, 0);
+  for (size_t i = 0; i < n; ++i) ++start[(data[i] >> shift) + 1];
+  size_t largest = 0;
+  for (size_t g = 0; g < groups; ++g) {
+    largest = std::max(largest, start[g + 1]);
+    start[g + 1] += start[g];
+  }
+  std::vector<size_t> next(start.begin(), start.end() - 1);
+  for (size_t i = 0; i < n; ++i) scratch[next[data[i] >> shift]++] = data[i];
+  const size_t table_size = std::bit_ceil(2 * std::min(largest, kTableMaxGroup));
+  std::vector<uint64_t> table(table_size, 0);
+  size_t out = 0;
+  for (size_t g = 0; g < groups; ++g) {
+    const uint64_t* src = scratch + start[g];
+    const size_t len = start[g + 1] - start[g];
+    size_t kept = SIZE_MAX;
+    if (len <= kTableMaxGroup) {
+      kept = table_unique(src, len, data + out, table.data(),
+                          std::min(table_size, std::bit_ceil(2 * len)));
+    }
+    if (kept == SIZE_MAX) {
+      std::memcpy(data + out, src, len * sizeof(uint64_t));
+      std::sort(data + out, data + out + len);
+      kept = static_cast<size_t>(std::unique(data + out, data + out + len) - (data + out));
+    }
+    out += kept;
+  }
+  return out;
+}
 
 void sort_unique(std::vector<uint64_t>& hashes) {
   size_t distinct;

@@ -8,13 +8,17 @@
 // backwards and gives each key's free slot the value that makes the xor of its three slots equal
 // its fingerprint; later keys never touch the slots of keys assigned before them.
 //
-// Memory per slot: a one-byte count (kept in the fingerprint array, which is cleared before
-// assignment), the xor of hashes, and one slot number in an array holding both the queue of free
-// slots (growing down from the end) and the stack of peeled slots (growing up from the start):
-// stack and queue hold distinct slots, each pushed at most once, so they never meet. With 32-bit
-// slot numbers that is 13 bytes per slot, about 23 bytes per key with the 8-byte hashes. Keys
-// arrive sorted and the first slot of a fuse key follows the hash order, so the counting pass
-// walks the array front to back; peeling and assignment read only the slot arrays.
+// Memory per slot: a 12-byte record (the xor of hashes, then a 32-bit count word) and one slot
+// number in an array holding both the queue of free slots (growing down from the end) and the
+// stack of peeled slots (growing up from the start): stack and queue hold distinct slots, each
+// pushed at most once, so they never meet. With 32-bit slot numbers that is 16 bytes per slot,
+// about 26 bytes per key with the 8-byte hashes and the fingerprints. Records are packed rather
+// than split into a count array and a hash array so that touching a slot usually misses the cache
+// once, not twice (a record straddles two cache lines one time in eight); 12 bytes keep the
+// address a shift and an add away, where seven records per cache line would cost a division.
+// Keys arrive grouped by their top bits, and the first slot of a fuse key follows the hash order,
+// so the counting pass walks the array front to back; peeling and assignment read only the slot
+// arrays. The measurements behind these choices are in bench/xor_build_bench.sh's notes.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -39,46 +43,70 @@ uint64_t attempt_seed(uint32_t attempt) {
   return mix64(0x9E3779B97F4A7C15ull * (uint64_t{attempt} + 1));
 }
 
-// Working arrays in WordBuffers: zeroed, and backed by huge pages when large, which matters for
-// arrays probed at random.
+// Words of working memory for `slots` slots: the slot records, then the queue/stack array.
+template <typename Index>
+uint64_t workspace_words(uint64_t slots) {
+  return (slots * 12 + 7) / 8 + ((slots + 1) * sizeof(Index) + 7) / 8;
+}
+
+// The working arrays, carved from one WordBuffer (64-byte aligned, huge pages when large) that
+// first served as the scratch array of de-duplication, so its pages are already mapped.
 template <typename Index>
 struct Workspace {
-  explicit Workspace(uint64_t slots)
-      : hash_xor_words(slots),
-        order_words((slots * sizeof(Index) + 7) / 8),
-        hash_xor(hash_xor_words.data()),
-        order(reinterpret_cast<Index*>(order_words.data())),
+  Workspace(uint64_t* arena, uint64_t slots)
+      : records(reinterpret_cast<uint8_t*>(arena)),
+        order(reinterpret_cast<Index*>(arena + (slots * 12 + 7) / 8)),
         slots(slots) {}
-  WordBuffer hash_xor_words;
-  WordBuffer order_words;
-  uint64_t* hash_xor;  // xor of the hashes of the keys touching each slot
-  Index* order;        // [0, peeled): stack of slots; [top, slots): queue
+  uint8_t* records;  // slot p: bytes [12p, 12p + 8) hash xor, [12p + 8, 12p + 12) count word
+  Index* order;      // [0, peeled): stack of slots; [top, slots): queue; [slots]: spare
   uint64_t slots;
+
+  uint64_t hash_xor(uint64_t p) const noexcept {
+    uint64_t h;
+    std::memcpy(&h, records + 12 * p, 8);
+    return h;
+  }
+  void set_hash_xor(uint64_t p, uint64_t h) noexcept { std::memcpy(records + 12 * p, &h, 8); }
+  uint32_t count(uint64_t p) const noexcept {
+    uint32_t c;
+    std::memcpy(&c, records + 12 * p + 8, 4);
+    return c;
+  }
+  void set_count(uint64_t p, uint32_t c) noexcept { std::memcpy(records + 12 * p + 8, &c, 4); }
+  void prefetch(uint64_t p) const noexcept {
+    __builtin_prefetch(records + 12 * p, 1, 3);
+    __builtin_prefetch(records + 12 * p + 11, 1, 3);
+  }
+  void clear() noexcept { std::memset(records, 0, slots * 12); }
 };
 
-inline void prefetch_slot(const uint8_t* count, const uint64_t* hash_xor, uint64_t p) {
-  __builtin_prefetch(count + p, 1, 3);
-  __builtin_prefetch(hash_xor + p, 1, 3);
+// Adds (delta 4) or removes (delta -4) a key with hash h at slot p, the key's slot number j (0, 1
+// or 2). The count word holds four times the number of keys touching the slot plus the xor of
+// their slot numbers j, so when one key is left, the low two bits say which of its slots this is.
+template <typename Index>
+inline void touch(Workspace<Index>& w, uint64_t p, uint32_t j, uint64_t h,
+                  uint32_t delta) noexcept {
+  w.set_hash_xor(p, w.hash_xor(p) ^ h);
+  w.set_count(p, (w.count(p) + delta) ^ j);
 }
 
 // One attempt. On success the stack order[0, n) holds each key's free slot in peeling order and
-// hash_xor[slot] is that key's hash.
+// hash_xor(slot) is that key's hash.
 //
-// The slots of a key lie segments apart, so most touches miss the L2 cache. Both passes work a
-// few keys ahead of themselves: the counting pass computes the slots of key i + kAhead and
+// The slots of a key lie up to two segments apart, more than the L2 cache holds, so both passes
+// work a few keys ahead of themselves: the counting pass computes the slots of key i + kAhead and
 // prefetches them; peeling pops a batch of free slots, prefetches the slots of their keys, and
 // only then removes the keys (re-checking each, since removing one key can empty another slot
-// of the batch).
+// of the batch). Removal does not branch on which slot is free or on whether a slot becomes
+// free: the count word names the free slot, and a slot is always written above the queue and
+// counted in only when it became free.
 template <typename Index, typename Mapping>
-bool peel(const std::vector<uint64_t>& keys, const Mapping& map, uint8_t* count,
-          Workspace<Index>& w) {
+bool peel(const std::vector<uint64_t>& keys, const Mapping& map, Workspace<Index>& w) {
   constexpr size_t kAhead = 16;
   constexpr size_t kBatch = 16;
   const uint64_t slots = w.slots;
-  uint64_t* hash_xor = w.hash_xor;
   Index* order = w.order;
-  std::memset(count, 0, slots);
-  std::fill(hash_xor, hash_xor + slots, uint64_t{0});
+  w.clear();
   const size_t n = keys.size();
   uint8_t saturated = 0;
   Slots ring[kAhead];
@@ -87,21 +115,21 @@ bool peel(const std::vector<uint64_t>& keys, const Mapping& map, uint8_t* count,
     const Slots s = ring[i % kAhead];
     if (i + kAhead < n) {
       const Slots& next = ring[i % kAhead] = map.slots(keys[i + kAhead]);
-      prefetch_slot(count, hash_xor, next.p1);
-      prefetch_slot(count, hash_xor, next.p2);
+      w.prefetch(next.p1);
+      w.prefetch(next.p2);
     }
     const uint64_t h = keys[i];
+    uint8_t j = 0;
     for (const uint64_t p : {s.p0, s.p1, s.p2}) {
-      saturated |= static_cast<uint8_t>(count[p] == 0xFF);
-      ++count[p];
-      hash_xor[p] ^= h;
+      saturated |= static_cast<uint8_t>(w.count(p) >= 0xFFFFFFFC);
+      touch(w, p, j++, h, 4);
     }
   }
-  if (saturated) return false;  // a slot shared by 255 keys: the counts wrapped
+  if (saturated) return false;  // a slot shared by 2^30 - 1 keys: the count would wrap
 
   uint64_t top = slots;
   for (uint64_t p = 0; p < slots; ++p) {
-    if (count[p] == 1) order[--top] = static_cast<Index>(p);
+    if (w.count(p) >> 2 == 1) order[--top] = static_cast<Index>(p);
   }
   uint64_t peeled = 0;
   uint64_t batch[kBatch];
@@ -113,49 +141,75 @@ bool peel(const std::vector<uint64_t>& keys, const Mapping& map, uint8_t* count,
     const size_t taken = static_cast<size_t>(std::min<uint64_t>(kBatch, slots - top));
     for (size_t j = 0; j < taken; ++j) {
       const uint64_t p = batch[j] = order[top++];
-      if (count[p] != 1) continue;
-      const Slots s = batch_slots[j] = map.slots(hash_xor[p]);
-      for (const uint64_t q : {s.p0, s.p1, s.p2}) {
-        if (q != p) prefetch_slot(count, hash_xor, q);
-      }
+      const Slots s = batch_slots[j] = map.slots(w.hash_xor(p));
+      w.prefetch(s.p0);
+      w.prefetch(s.p1);
+      w.prefetch(s.p2);
     }
+    for (uint64_t q = top + kBatch; q < std::min(slots, top + 2 * kBatch); ++q)
+      w.prefetch(order[q]);
     for (size_t j = 0; j < taken; ++j) {
       const uint64_t p = batch[j];
-      if (count[p] == 0) continue;  // its key left through another slot
-      const uint64_t h = hash_xor[p];
-      const Slots& s = batch_slots[j];
+      const uint32_t cp = w.count(p);
+      if (cp >> 2 != 1) continue;  // its key left through another slot
+      const uint64_t h = w.hash_xor(p);
+      const uint8_t found = cp & 3;
+      w.set_count(p, 0);
       order[peeled++] = static_cast<Index>(p);
-      count[p] = 0;
-      for (const uint64_t q : {s.p0, s.p1, s.p2}) {
-        if (q == p) continue;
-        hash_xor[q] ^= h;
-        if (--count[q] == 1) order[--top] = static_cast<Index>(q);
+      const Slots& s = batch_slots[j];
+      // The other two slots in ascending order, with their slot numbers.
+      const uint64_t other[2] = {found == 0 ? s.p1 : s.p0, found == 2 ? s.p1 : s.p2};
+      const uint32_t other_j[2] = {found == 0 ? 1u : 0u, found == 2 ? 1u : 2u};
+      for (int o = 0; o < 2; ++o) {
+        const uint64_t q = other[o];
+        touch(w, q, other_j[o], h, static_cast<uint32_t>(-4));
+        // Written just above the queue; kept there only if q became free. While the queue
+        // and stack fill every slot, the write goes to the spare entry at order[slots].
+        order[top > peeled ? top - 1 : slots] = static_cast<Index>(q);
+        top -= w.count(q) >> 2 == 1;
       }
     }
   }
   return peeled == n;
 }
 
+// Assignment walks the stack backwards. The slot record of key k - kFar is prefetched, and the
+// fingerprint slots of key k - kNear are computed and prefetched, before key k is assigned.
 template <typename Fp, typename Index, typename Mapping>
 void assign(uint64_t n, const Mapping& map, uint8_t* f, const Workspace<Index>& w) {
-  constexpr uint64_t kAhead = 16;
-  for (uint64_t k = n; k-- > 0;) {
-    if (k >= kAhead) __builtin_prefetch(&w.hash_xor[w.order[k - kAhead]], 0, 3);
-    const uint64_t p = w.order[k];
-    const uint64_t h = w.hash_xor[p];
+  constexpr uint64_t kFar = 32;
+  constexpr uint64_t kNear = 8;
+  struct Pending {
+    uint64_t h;
+    Slots s;
+  };
+  Pending ring[kNear];
+  auto prepare = [&](uint64_t k) {
+    const uint64_t h = w.hash_xor(w.order[k]);
     const Slots s = map.slots(h);
-    // Slot p is still zero, so xoring all three slots in is the same as xoring the other two.
-    const Fp v =
-        static_cast<Fp>(detail::fingerprint<Fp>(h, map.seed) ^ detail::load_fp<Fp>(f, s.p0) ^
-                        detail::load_fp<Fp>(f, s.p1) ^ detail::load_fp<Fp>(f, s.p2));
-    detail::store_fp<Fp>(f, p, v);
+    __builtin_prefetch(f + s.p0 * sizeof(Fp), 1, 3);
+    __builtin_prefetch(f + s.p1 * sizeof(Fp), 1, 3);
+    __builtin_prefetch(f + s.p2 * sizeof(Fp), 1, 3);
+    ring[k % kNear] = {h, s};
+  };
+  for (uint64_t k = n; k-- > n - std::min(n, kNear);) prepare(k);
+  for (uint64_t k = n; k-- > 0;) {
+    if (k >= kFar) w.prefetch(w.order[k - kFar]);
+    const Pending cur = ring[k % kNear];
+    if (k >= kNear) prepare(k - kNear);
+    // The key's own slot is still zero, so xoring all three slots in is the same as xoring the
+    // other two.
+    const Fp v = static_cast<Fp>(
+        detail::fingerprint<Fp>(cur.h, map.seed) ^ detail::load_fp<Fp>(f, cur.s.p0) ^
+        detail::load_fp<Fp>(f, cur.s.p1) ^ detail::load_fp<Fp>(f, cur.s.p2));
+    detail::store_fp<Fp>(f, w.order[k], v);
   }
 }
 
 template <typename Index>
 bool try_seeds(const std::vector<uint64_t>& keys, XorParams& p, WordBuffer& words,
-               uint32_t max_attempts, uint32_t& attempts) {
-  Workspace<Index> w(p.slots);
+               WordBuffer& arena, uint32_t max_attempts, uint32_t& attempts) {
+  Workspace<Index> w(arena.data(), p.slots);
   auto* f = reinterpret_cast<uint8_t*>(words.data());
   const uint64_t length = p.segment_length, count = p.segment_count;
   for (uint32_t a = 0; a < max_attempts; ++a) {
@@ -174,7 +228,7 @@ bool try_seeds(const std::vector<uint64_t>& keys, XorParams& p, WordBuffer& word
     bool ok = false;
     if (p.layout == XorLayout::kFuse) {
       const detail::FuseMapping map{p.seed, p.segment_length, p.segment_count * p.segment_length};
-      ok = peel(keys, map, f, w);
+      ok = peel(keys, map, w);
       if (ok) {
         std::memset(f, 0, words.size() * 8);
         if (p.fingerprint_bits == 8)
@@ -184,7 +238,7 @@ bool try_seeds(const std::vector<uint64_t>& keys, XorParams& p, WordBuffer& word
       }
     } else {
       const detail::XorMapping map{p.seed, p.segment_length};
-      ok = peel(keys, map, f, w);
+      ok = peel(keys, map, w);
       if (ok) {
         std::memset(f, 0, words.size() * 8);
         if (p.fingerprint_bits == 8)
@@ -206,14 +260,19 @@ XorBuildResult build_xor_filter(std::vector<uint64_t>& hashes, const XorBuildOpt
     throw Error(ErrorCode::kInvalidArgument, "construction needs at least one attempt");
   XorBuildResult r;
   const uint64_t input = hashes.size();
-  sort_unique(hashes);
+  // One arena serves de-duplication (n words of scratch) and then construction; sized for the
+  // input count, an upper bound of the distinct count.
+  const uint64_t most_slots = xor_params_for(options.layout, options.fingerprint_bits, input).slots;
+  WordBuffer arena(std::max<uint64_t>(input, workspace_words<uint64_t>(most_slots)));
+  hashes.resize(group_unique(hashes.data(), input, arena.data()));
   r.duplicates = input - hashes.size();
   r.distinct = hashes.size();
   XorParams p = xor_params_for(options.layout, options.fingerprint_bits, r.distinct);
   WordBuffer words(xor_payload_words(p));
   const bool small = p.slots <= UINT32_MAX;
-  const bool ok = small ? try_seeds<uint32_t>(hashes, p, words, options.max_attempts, r.attempts)
-                        : try_seeds<uint64_t>(hashes, p, words, options.max_attempts, r.attempts);
+  const bool ok =
+      small ? try_seeds<uint32_t>(hashes, p, words, arena, options.max_attempts, r.attempts)
+            : try_seeds<uint64_t>(hashes, p, words, arena, options.max_attempts, r.attempts);
   if (!ok) {
     throw Error(ErrorCode::kLimitExceeded,
                 fmt::format("{} filter construction failed after {} attempt{} ({} distinct keys)",
