@@ -2,8 +2,10 @@
 // (default) or xor filter from the distinct hashes, writes it atomically and prints a summary on
 // stderr. Construction either succeeds within --max-attempts seeds or fails with exit status 2,
 // leaving any previous output file untouched.
+#include <algorithm>
 #include <cmath>
 #include <memory>
+#include <span>
 
 #include "bloomtool/batch_pipeline.h"
 #include "bloomtool/error.h"
@@ -13,6 +15,7 @@
 #include "bloomtool/stats.h"
 #include "bloomtool/units.h"
 #include "bloomtool/version.h"
+#include "bloomtool/word_buffer.h"
 #include "bloomtool/xor_filter.h"
 #include "common.h"
 #include "progress.h"
@@ -67,7 +70,9 @@ int run_xor_build(const XorBuildCliOptions& o) {
 
   KeyReader reader(o.input.inputs, input_options);
   Progress progress(reader, want_progress(o.input.progress, o.quiet, false), o.input.progress);
-  std::vector<uint64_t> hashes;
+  // The hashes grow in a mapped buffer that doubles by moving pages, never by copying them.
+  WordBuffer hashes;
+  size_t count = 0;
   const uint64_t seed = kDefaultSeed;
   const unsigned threads = o.threads != 0 ? o.threads : default_thread_count();
   run_batch_pipeline(
@@ -77,19 +82,22 @@ int run_xor_build(const XorBuildCliOptions& o) {
         for (size_t i = 0; i < b.keys.size(); ++i) b.hashes[i] = hash_key(b.keys[i], seed);
       },
       [&](WorkBatch& b) {
-        hashes.insert(hashes.end(), b.hashes.begin(), b.hashes.end());
+        if (count + b.hashes.size() > hashes.size())
+          hashes.resize(std::max<size_t>({2 * hashes.size(), count + b.hashes.size(), 1 << 18}));
+        std::copy(b.hashes.begin(), b.hashes.end(), hashes.data() + count);
+        count += b.hashes.size();
         progress.tick();
         return true;
       });
   progress.finish();
   XorBuildResult built;
   try {
-    built = build_xor_filter(hashes, options);
+    built = build_xor_filter(std::span<uint64_t>(hashes.data(), count), options);
   } catch (const Error& e) {
     if (e.code() != ErrorCode::kLimitExceeded) throw;
     throw Error(e.code(), out_name + ": " + e.what() + "; nothing written");
   }
-  std::vector<uint64_t>().swap(hashes);
+  hashes = WordBuffer();
   check_shrink(shrink_limits, o.output, built.distinct);
   const XorFilter& filter = *built.filter;
   const XorParams& p = filter.params();

@@ -65,6 +65,34 @@ WordBuffer& WordBuffer::operator=(WordBuffer&& other) noexcept {
   return *this;
 }
 
+void WordBuffer::resize(size_t count) {
+  if (count <= count_) {
+    std::memset(data_ + count, 0, (count_ - count) * 8);
+    count_ = count;
+    return;
+  }
+  if (mapped_bytes_ != 0 && count <= (SIZE_MAX / 8) - kMapThreshold) {
+    const size_t bytes = count * 8;
+    const size_t rounded = (bytes + kMapThreshold - 1) / kMapThreshold * kMapThreshold;
+    if (rounded > mapped_bytes_) {
+      // The kernel moves the pages, not their contents: no copy, no fault on what is there.
+      void* p = mremap(data_, mapped_bytes_, rounded, MREMAP_MAYMOVE);
+      if (p == MAP_FAILED) {
+        throw Error(ErrorCode::kLimitExceeded,
+                    "cannot allocate " + std::to_string(bytes) + " bytes");
+      }
+      madvise(p, rounded, MADV_HUGEPAGE);
+      data_ = static_cast<uint64_t*>(p);
+      mapped_bytes_ = rounded;
+    }
+    count_ = count;
+    return;
+  }
+  WordBuffer bigger(count);
+  if (count_ != 0) std::memcpy(bigger.data_, data_, count_ * 8);
+  *this = std::move(bigger);
+}
+
 WordBuffer::~WordBuffer() {
   release();
 }

@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <span>
 
 #include "bloomtool/error.h"
 #include "bloomtool/hash.h"
@@ -101,7 +102,7 @@ inline void touch(Workspace<Index>& w, uint64_t p, uint32_t j, uint64_t h,
 // free: the count word names the free slot, and a slot is always written above the queue and
 // counted in only when it became free.
 template <typename Index, typename Mapping>
-bool peel(const std::vector<uint64_t>& keys, const Mapping& map, Workspace<Index>& w) {
+bool peel(std::span<const uint64_t> keys, const Mapping& map, Workspace<Index>& w) {
   constexpr size_t kAhead = 16;
   constexpr size_t kBatch = 16;
   const uint64_t slots = w.slots;
@@ -207,8 +208,8 @@ void assign(uint64_t n, const Mapping& map, uint8_t* f, const Workspace<Index>& 
 }
 
 template <typename Index>
-bool try_seeds(const std::vector<uint64_t>& keys, XorParams& p, WordBuffer& words,
-               WordBuffer& arena, uint32_t max_attempts, uint32_t& attempts) {
+bool try_seeds(std::span<const uint64_t> keys, XorParams& p, WordBuffer& words, WordBuffer& arena,
+               uint32_t max_attempts, uint32_t& attempts) {
   Workspace<Index> w(arena.data(), p.slots);
   auto* f = reinterpret_cast<uint8_t*>(words.data());
   const uint64_t length = p.segment_length, count = p.segment_count;
@@ -255,16 +256,16 @@ bool try_seeds(const std::vector<uint64_t>& keys, XorParams& p, WordBuffer& word
 
 }  // namespace
 
-XorBuildResult build_xor_filter(std::vector<uint64_t>& hashes, const XorBuildOptions& options) {
+XorBuildResult build_xor_filter(std::span<uint64_t> all, const XorBuildOptions& options) {
   if (options.max_attempts == 0)
     throw Error(ErrorCode::kInvalidArgument, "construction needs at least one attempt");
   XorBuildResult r;
-  const uint64_t input = hashes.size();
+  const uint64_t input = all.size();
   // One arena serves de-duplication (n words of scratch) and then construction; sized for the
   // input count, an upper bound of the distinct count.
   const uint64_t most_slots = xor_params_for(options.layout, options.fingerprint_bits, input).slots;
   WordBuffer arena(std::max<uint64_t>(input, workspace_words<uint64_t>(most_slots)));
-  hashes.resize(group_unique(hashes.data(), input, arena.data()));
+  const std::span<const uint64_t> hashes = all.first(group_unique(all.data(), input, arena.data()));
   r.duplicates = input - hashes.size();
   r.distinct = hashes.size();
   XorParams p = xor_params_for(options.layout, options.fingerprint_bits, r.distinct);
@@ -280,6 +281,12 @@ XorBuildResult build_xor_filter(std::vector<uint64_t>& hashes, const XorBuildOpt
                             r.attempts == 1 ? "" : "s", r.distinct));
   }
   r.filter = std::make_unique<XorFilter>(p, std::move(words));
+  return r;
+}
+
+XorBuildResult build_xor_filter(std::vector<uint64_t>& hashes, const XorBuildOptions& options) {
+  XorBuildResult r = build_xor_filter(std::span<uint64_t>(hashes), options);
+  hashes.resize(r.distinct);
   return r;
 }
 

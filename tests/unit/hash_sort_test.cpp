@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <string>
 #include <vector>
 
@@ -47,4 +48,50 @@ TEST_CASE("sort_unique sorts and removes repeats", "[sort]") {
   expect.erase(std::unique(expect.begin(), expect.end()), expect.end());
   sort_unique(v);
   CHECK(v == expect);
+}
+
+namespace {
+
+// group_unique on a copy of `v`: checks that the result is the distinct set and that the group
+// (the documented number of top bits) never goes down; returns the number of distinct hashes.
+size_t check_group_unique(std::vector<uint64_t> v) {
+  std::vector<uint64_t> expect = v;
+  std::sort(expect.begin(), expect.end());
+  expect.erase(std::unique(expect.begin(), expect.end()), expect.end());
+  std::vector<uint64_t> scratch(v.size());
+  const size_t kept = group_unique(v.data(), v.size(), scratch.data());
+  REQUIRE(kept == expect.size());
+  std::vector<uint64_t> got(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(kept));
+  const int bits =
+      v.size() < 8192 ? 63 : std::clamp(static_cast<int>(std::bit_width(v.size() / 2048)), 1, 16);
+  size_t descents = 0;
+  for (size_t i = 1; i < got.size(); ++i)
+    descents += (got[i - 1] >> (64 - bits)) > (got[i] >> (64 - bits));
+  CHECK(descents == 0);
+  std::sort(got.begin(), got.end());
+  CHECK(got == expect);
+  return kept;
+}
+
+}  // namespace
+
+TEST_CASE("group_unique keeps each distinct hash once, grouped by top bits", "[sort]") {
+  for (uint64_t n : {0ull, 1ull, 100ull, 8191ull, 8192ull, 70000ull, 300000ull}) {
+    CAPTURE(n);
+    std::vector<uint64_t> v = hashes_of("g:", n);
+    for (uint64_t i = 0; i < n; i += 3) v.push_back(v[i]);
+    v.push_back(0);
+    v.push_back(0);
+    v.push_back(~uint64_t{0});
+    CHECK(check_group_unique(v) == n + 2);
+  }
+  // Crafted hashes: one group of 20,000 sharing their top 40 bits (too large for the table),
+  // 30,000 copies of one hash, and a group whose low bits all collide (probes overflow): each
+  // falls back to sorting that group, with the same result.
+  std::vector<uint64_t> v;
+  for (uint64_t i = 0; i < 20000; ++i) v.push_back((0xABCDEull << 40) | ((i * 7919) % 20000));
+  for (uint64_t i = 0; i < 30000; ++i) v.push_back(42);
+  for (uint64_t i = 0; i < 5000; ++i) v.push_back((uint64_t{0x77} << 56) | (i << 20));
+  for (uint64_t i = 0; i < 20000; ++i) v.push_back(mix64(i));
+  check_group_unique(v);
 }

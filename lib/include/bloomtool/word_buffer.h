@@ -19,6 +19,11 @@ class WordBuffer {
   WordBuffer& operator=(const WordBuffer&) = delete;
   ~WordBuffer();
 
+  // Changes the size, keeping the first min(old, new) words; words added are zero. A mapped
+  // array grows in place or by moving its pages (mremap), so growing by doubling never copies.
+  // Throws kLimitExceeded if the memory cannot be had (the buffer is then unchanged).
+  void resize(size_t count);
+
   uint64_t* data() noexcept { return data_; }
   const uint64_t* data() const noexcept { return data_; }
   size_t size() const noexcept { return count_; }

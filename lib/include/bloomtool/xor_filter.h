@@ -82,10 +82,15 @@ struct XorBuildResult {
   uint32_t attempts = 0;    // seeds tried, the last one successful
 };
 
-// Sorts `hashes` and removes repeats in place, then builds the filter, trying a new mapping seed
-// whenever the key set does not peel. Throws kLimitExceeded ("construction failed after N
-// attempts") when no seed works within options.max_attempts, kInvalidArgument on bad options.
-// Deterministic: the same hashes always give the same filter.
+// Removes repeats from `hashes` in place (the distinct hashes end up, grouped by their top bits,
+// in the first result.distinct entries; the rest is left undefined), then builds the filter,
+// trying a new mapping seed whenever the key set does not peel. Throws kLimitExceeded
+// ("construction failed after N attempts") when no seed works within options.max_attempts,
+// kInvalidArgument on bad options. Deterministic: the same set of hashes, in any order and with
+// any repeats, always gives the same filter.
+XorBuildResult build_xor_filter(std::span<uint64_t> hashes, const XorBuildOptions& options);
+
+// The same for a vector, which is then resized to the distinct hashes.
 XorBuildResult build_xor_filter(std::vector<uint64_t>& hashes, const XorBuildOptions& options);
 
 }  // namespace bloomtool
