@@ -113,7 +113,8 @@ int run_build(const BuildOptions& o) {
   const ShrinkLimits shrink_limits = o.guard.limits(o.output);
 
   KeyReader reader(o.input.inputs, input_options);
-  Progress progress(reader, want_progress(o.input.progress, o.quiet, false), o.input.progress);
+  const bool show_progress = want_progress(o.input.progress, o.quiet, false);
+  Progress progress(reader, show_progress, o.input.progress);
   std::unique_ptr<BloomFilter> filter;
   uint64_t distinct = 0;
   bool distinct_exact = false;
@@ -124,8 +125,46 @@ int run_build(const BuildOptions& o) {
     for (size_t i = 0; i < b.keys.size(); ++i) b.hashes[i] = hash_key(b.keys[i], seed);
   };
 
+  // Regular files are split at line ends and read by all threads at once (without a progress
+  // line, which follows one reader); anything else is read by one thread and hashed by all.
+  const std::vector<LineRange> ranges =
+      show_progress ? std::vector<LineRange>{}
+                    : plan_line_ranges(o.input.inputs, input_options, threads, kMinRangeBytes);
+  InputStats in = {};
   const bool streaming = plan.n.has_value() || (plan.m && plan.k);
-  if (streaming) {
+  if (streaming && !ranges.empty()) {
+    const model::BloomSize s = size_for(plan, plan.n.value_or(1));
+    filter = std::make_unique<BloomFilter>(s.m_bits, s.k, plan.variant);
+    BloomFilter& f = *filter;
+    std::vector<std::vector<uint64_t>> scratch(threads);
+    in = run_range_pipeline(o.input.inputs, ranges, input_options, threads,
+                            [&](KeyBatch& b, unsigned t) {
+                              std::vector<uint64_t>& h = scratch[t];
+                              h.resize(b.keys.size());
+                              for (size_t i = 0; i < b.keys.size(); ++i)
+                                h[i] = hash_key(b.keys[i], seed);
+                              f.add_batch_concurrent(h);
+                            });
+  } else if (!ranges.empty()) {
+    // Each thread keeps its keys' hashes; together they are the same set in another order.
+    std::vector<std::vector<uint64_t>> parts(threads);
+    in = run_range_pipeline(o.input.inputs, ranges, input_options, threads,
+                            [&](KeyBatch& b, unsigned t) {
+                              for (std::string_view key : b.keys)
+                                parts[t].push_back(hash_key(key, seed));
+                            });
+    std::vector<uint64_t> hashes = std::move(parts[0]);
+    for (size_t t = 1; t < parts.size(); ++t) {
+      hashes.insert(hashes.end(), parts[t].begin(), parts[t].end());
+      std::vector<uint64_t>().swap(parts[t]);
+    }
+    sort_unique(hashes);
+    distinct = hashes.size();
+    distinct_exact = true;
+    const model::BloomSize s = size_for(plan, distinct);
+    filter = std::make_unique<BloomFilter>(s.m_bits, s.k, plan.variant);
+    filter->add_batch(hashes);
+  } else if (streaming) {
     const model::BloomSize s = size_for(plan, plan.n.value_or(1));
     filter = std::make_unique<BloomFilter>(s.m_bits, s.k, plan.variant);
     BloomFilter& f = *filter;
@@ -159,8 +198,8 @@ int run_build(const BuildOptions& o) {
     filter->add_batch(hashes);
   }
   progress.finish();
+  if (ranges.empty()) in = reader.stats();
 
-  const InputStats& in = reader.stats();
   const double m = static_cast<double>(filter->bits());
   const double k = filter->k();
   if (!distinct_exact) {

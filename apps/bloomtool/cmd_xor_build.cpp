@@ -69,26 +69,57 @@ int run_xor_build(const XorBuildCliOptions& o) {
   const std::string out_name = o.output == "-" ? "<stdout>" : o.output;
 
   KeyReader reader(o.input.inputs, input_options);
-  Progress progress(reader, want_progress(o.input.progress, o.quiet, false), o.input.progress);
+  const bool show_progress = want_progress(o.input.progress, o.quiet, false);
+  Progress progress(reader, show_progress, o.input.progress);
   // The hashes grow in a mapped buffer that doubles by moving pages, never by copying them.
   WordBuffer hashes;
   size_t count = 0;
   const uint64_t seed = kDefaultSeed;
   const unsigned threads = o.threads != 0 ? o.threads : default_thread_count();
-  run_batch_pipeline(
-      reader, threads,
-      [seed](WorkBatch& b) {
-        b.hashes.resize(b.keys.size());
-        for (size_t i = 0; i < b.keys.size(); ++i) b.hashes[i] = hash_key(b.keys[i], seed);
-      },
-      [&](WorkBatch& b) {
-        if (count + b.hashes.size() > hashes.size())
-          hashes.resize(std::max<size_t>({2 * hashes.size(), count + b.hashes.size(), 1 << 18}));
-        std::copy(b.hashes.begin(), b.hashes.end(), hashes.data() + count);
-        count += b.hashes.size();
-        progress.tick();
-        return true;
-      });
+  auto append = [](WordBuffer& buf, size_t& used, const uint64_t* h, size_t n) {
+    if (used + n > buf.size())
+      buf.resize(std::max<size_t>({2 * buf.size(), used + n, size_t{1} << 18}));
+    std::copy(h, h + n, buf.data() + used);
+    used += n;
+  };
+  const std::vector<LineRange> ranges =
+      show_progress ? std::vector<LineRange>{}
+                    : plan_line_ranges(o.input.inputs, input_options, threads, kMinRangeBytes);
+  InputStats in = {};
+  if (!ranges.empty()) {
+    // Each thread collects its own hashes: together the same set, in an order that does not
+    // change the filter.
+    std::vector<WordBuffer> parts(threads);
+    std::vector<size_t> used(threads, 0);
+    std::vector<std::vector<uint64_t>> scratch(threads);
+    in = run_range_pipeline(o.input.inputs, ranges, input_options, threads,
+                            [&](KeyBatch& b, unsigned t) {
+                              std::vector<uint64_t>& h = scratch[t];
+                              h.resize(b.keys.size());
+                              for (size_t i = 0; i < b.keys.size(); ++i)
+                                h[i] = hash_key(b.keys[i], seed);
+                              append(parts[t], used[t], h.data(), h.size());
+                            });
+    hashes = std::move(parts[0]);
+    count = used[0];
+    for (size_t t = 1; t < parts.size(); ++t) {
+      append(hashes, count, parts[t].data(), used[t]);
+      parts[t] = WordBuffer();
+    }
+  } else {
+    run_batch_pipeline(
+        reader, threads,
+        [seed](WorkBatch& b) {
+          b.hashes.resize(b.keys.size());
+          for (size_t i = 0; i < b.keys.size(); ++i) b.hashes[i] = hash_key(b.keys[i], seed);
+        },
+        [&](WorkBatch& b) {
+          append(hashes, count, b.hashes.data(), b.hashes.size());
+          progress.tick();
+          return true;
+        });
+    in = reader.stats();
+  }
   progress.finish();
   XorBuildResult built;
   try {
@@ -102,7 +133,6 @@ int run_xor_build(const XorBuildCliOptions& o) {
   const XorFilter& filter = *built.filter;
   const XorParams& p = filter.params();
 
-  const InputStats& in = reader.stats();
   FilterHeader h;
   h.kind = xor_filter_kind(options.layout);
   h.variant = 0;

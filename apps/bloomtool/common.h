@@ -16,6 +16,9 @@
 
 namespace bloomtool::cli {
 
+// Regular files of at least twice this size are split at line ends and read by all threads.
+inline constexpr uint64_t kMinRangeBytes = uint64_t{1} << 20;
+
 // Exit statuses (DESIGN.md section 3).
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitNegative = 1;

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <exception>
@@ -186,6 +187,64 @@ void run_batch_pipeline(KeyReader& reader, unsigned threads,
     throw;
   }
   stop_pool();
+}
+
+InputStats run_range_pipeline(const std::vector<std::string>& inputs,
+                              const std::vector<LineRange>& ranges, const InputOptions& options,
+                              unsigned threads,
+                              const std::function<void(KeyBatch&, unsigned)>& work) {
+  std::mutex mu;
+  std::exception_ptr error;
+  std::atomic<size_t> next{0};
+  std::atomic<bool> stop{false};
+  std::vector<InputStats> stats(ranges.size());
+  auto run = [&](unsigned thread) {
+    KeyBatch batch;
+    try {
+      for (size_t i = next++; i < ranges.size() && !stop; i = next++) {
+        std::unique_ptr<KeyReader> reader = KeyReader::for_range(ranges[i], options);
+        while (!stop && reader->next(batch)) work(batch, thread);
+        stats[i] = reader->stats();
+      }
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mu);
+      if (!error) error = std::current_exception();
+      stop = true;
+    }
+  };
+  std::vector<std::thread> pool;
+  const unsigned helpers = std::min<unsigned>(threads, static_cast<unsigned>(ranges.size())) - 1;
+  for (unsigned t = 1; t <= helpers; ++t) {
+    pool.emplace_back([&run, t] {
+      // As in run_batch_pipeline: termination signals go to the calling thread.
+      sigset_t block;
+      sigemptyset(&block);
+      for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&block, sig);
+      pthread_sigmask(SIG_BLOCK, &block, nullptr);
+      run(t);
+    });
+  }
+  run(0);
+  for (std::thread& t : pool) t.join();
+  if (error) {
+    // Line numbers count from the start of a range, and which range fails first is a race: read
+    // the inputs again in order to report the error exactly as a sequential read does.
+    KeyReader reader(inputs, options);
+    KeyBatch batch;
+    while (reader.next(batch)) {
+    }
+    std::rethrow_exception(error);  // not an input error after all (or the input changed)
+  }
+  InputStats total;
+  for (const InputStats& s : stats) {
+    total.lines += s.lines;
+    total.keys += s.keys;
+    total.empty_lines += s.empty_lines;
+    total.empty_keys += s.empty_keys;
+    total.bad_lines += s.bad_lines;
+    total.bytes += s.bytes;
+  }
+  return total;
 }
 
 }  // namespace bloomtool

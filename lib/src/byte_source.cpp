@@ -81,6 +81,43 @@ class FdSource final : public ByteSource {
   size_t pushback_pos_ = 0;
 };
 
+// Bytes [begin, end) of a regular file, read with pread: one of the ranges that threads read in
+// parallel (plan_line_ranges). A file that shrinks under it ends the range early.
+class RangeSource final : public ByteSource {
+ public:
+  RangeSource(const std::string& path, std::string name, uint64_t begin, uint64_t end)
+      : name_(std::move(name)), pos_(begin), end_(end) {
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) throw_io_error(name_, errno);
+    posix_fadvise(fd_, static_cast<off_t>(begin), static_cast<off_t>(end - begin),
+                  POSIX_FADV_SEQUENTIAL);
+  }
+  ~RangeSource() override { ::close(fd_); }
+  size_t read(char* dst, size_t cap) override {
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(cap, end_ - pos_));
+    if (want == 0) return 0;
+    for (;;) {
+      const ssize_t r = ::pread(fd_, dst, want, static_cast<off_t>(pos_));
+      if (r >= 0) {
+        pos_ += static_cast<uint64_t>(r);
+        total_ += static_cast<uint64_t>(r);
+        if (r == 0) end_ = pos_;
+        return static_cast<size_t>(r);
+      }
+      if (errno == EINTR) continue;
+      throw_io_error(name_, errno);
+    }
+  }
+  uint64_t raw_bytes_read() const noexcept override { return total_; }
+
+ private:
+  std::string name_;
+  int fd_ = -1;
+  uint64_t pos_;
+  uint64_t end_;
+  uint64_t total_ = 0;
+};
+
 class MemorySource final : public ByteSource {
  public:
   explicit MemorySource(std::string_view bytes) : bytes_(bytes) {}
@@ -154,6 +191,15 @@ std::unique_ptr<ByteSource> open_memory_source(std::string_view bytes, const std
     return std::make_unique<ZstdSource>(std::move(mem), name);
   }
   return mem;
+}
+
+std::unique_ptr<ByteSource> open_range_source(const std::string& path, const std::string& name,
+                                              uint64_t begin, uint64_t end) {
+  return std::make_unique<RangeSource>(path, name, begin, end);
+}
+
+bool starts_with_zstd_magic(std::string_view head) noexcept {
+  return head.size() >= 4 && std::memcmp(head.data(), kZstdMagic, 4) == 0;
 }
 
 std::unique_ptr<ByteSource> open_byte_source(const std::string& path, const std::string& name) {

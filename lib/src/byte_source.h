@@ -24,6 +24,13 @@ class ByteSource {
 // content. `name` is how the input is named in error messages.
 std::unique_ptr<ByteSource> open_byte_source(const std::string& path, const std::string& name);
 
+// Bytes [begin, end) of the regular file `path`, as they are (no decompression).
+std::unique_ptr<ByteSource> open_range_source(const std::string& path, const std::string& name,
+                                              uint64_t begin, uint64_t end);
+
+// Whether `head` (the first bytes of an input) starts a zstd frame.
+bool starts_with_zstd_magic(std::string_view head) noexcept;
+
 // A source over bytes in memory (which must outlive it), decompressed when they start with the
 // zstd frame magic.
 std::unique_ptr<ByteSource> open_memory_source(std::string_view bytes, const std::string& name);

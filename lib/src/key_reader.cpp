@@ -7,9 +7,11 @@
 // it grows. A `lines` input without normalisation takes a path that does nothing but split.
 #include "bloomtool/key_reader.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <functional>
 
@@ -147,6 +149,66 @@ std::unique_ptr<KeyReader> KeyReader::from_memory(std::string_view bytes, std::s
   return reader;
 }
 
+std::unique_ptr<KeyReader> KeyReader::for_range(const LineRange& range, InputOptions options) {
+  auto reader =
+      std::make_unique<KeyReader>(std::vector<std::string>{range.path}, std::move(options));
+  reader->range_ = range;
+  return reader;
+}
+
+std::vector<LineRange> plan_line_ranges(const std::vector<std::string>& inputs,
+                                        const InputOptions& options, unsigned parts,
+                                        uint64_t min_bytes) {
+  if (parts < 2 || inputs.empty() || options.skip_bad_lines) return {};
+  std::vector<LineRange> ranges;
+  std::vector<char> buf(64 * 1024);
+  for (const std::string& path : inputs) {
+    if (path == "-") return {};
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return {};  // the sequential reader reports it
+    struct stat st;
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+      ::close(fd);
+      return {};
+    }
+    const uint64_t size = static_cast<uint64_t>(st.st_size);
+    const ssize_t head = ::pread(fd, buf.data(), 4, 0);
+    if (head < 0 ||
+        starts_with_zstd_magic(std::string_view(buf.data(), static_cast<size_t>(head)))) {
+      ::close(fd);
+      return {};
+    }
+    const uint64_t pieces = size < 2 * min_bytes ? 1 : std::min<uint64_t>(parts, size / min_bytes);
+    uint64_t begin = 0;
+    bool ok = true;
+    for (uint64_t i = 1; i < pieces && ok; ++i) {
+      // The piece ends just after the first line end at or past the nominal split point.
+      uint64_t pos = std::max(begin, size / pieces * i);
+      const uint64_t give_up = pos + options.max_key_bytes + 2;
+      uint64_t cut = 0;
+      while (cut == 0 && pos < size && pos < give_up) {
+        const ssize_t r = ::pread(fd, buf.data(), buf.size(), static_cast<off_t>(pos));
+        if (r <= 0) break;
+        const void* nl = std::memchr(buf.data(), '\n', static_cast<size_t>(r));
+        if (nl != nullptr)
+          cut = pos + static_cast<uint64_t>(static_cast<const char*>(nl) - buf.data()) + 1;
+        pos += static_cast<uint64_t>(r);
+      }
+      if (cut == 0) {
+        ok = pos >= size;  // no line end before the end of the file: the rest is one piece
+        break;
+      }
+      ranges.push_back({path, begin, cut});
+      begin = cut;
+    }
+    ::close(fd);
+    if (!ok) return {};
+    if (begin < size || size == 0) ranges.push_back({path, begin, size});
+  }
+  if (ranges.size() < 2) return {};
+  return ranges;
+}
+
 KeyReader::~KeyReader() = default;
 
 uint64_t KeyReader::raw_bytes_read() const noexcept {
@@ -170,6 +232,9 @@ bool KeyReader::open_next_input() {
   if (memory_) {
     name_ = path;
     source_ = open_memory_source(memory_->bytes, name_);
+  } else if (range_) {
+    name_ = path;
+    source_ = open_range_source(path, name_, range_->begin, range_->end);
   } else {
     name_ = path == "-" ? "<stdin>" : path;
     source_ = open_byte_source(path, name_);
@@ -177,7 +242,7 @@ bool KeyReader::open_next_input() {
   if (buf_.empty()) buf_.resize((memory_ ? kMemoryFirstBlock : kReadBlock) + kJsonPadding);
   begin_ = end_ = 0;
   eof_ = false;
-  at_input_start_ = true;
+  at_input_start_ = !range_ || range_->begin == 0;  // a byte-order mark can only start a file
   line_no_ = 0;
   return true;
 }

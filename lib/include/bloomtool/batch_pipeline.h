@@ -32,6 +32,17 @@ void run_batch_pipeline(KeyReader& reader, unsigned threads,
                         const std::function<void(WorkBatch&)>& work,
                         const std::function<bool(WorkBatch&)>& consume);
 
+// Reads `ranges` (from plan_line_ranges(inputs, ...)) on up to `threads` threads, the calling
+// thread included: each thread takes the next unread range, reads it with its own KeyReader and
+// runs `work(batch, thread)` on every batch, thread in [0, threads). Batches reach `work` in no
+// particular order, so it must not care (a Bloom insert, collecting hashes for a set). Returns the
+// inputs' statistics summed. On an error, every thread stops, and the inputs are read again
+// sequentially so that an input error is reported exactly as run_batch_pipeline would report it.
+InputStats run_range_pipeline(const std::vector<std::string>& inputs,
+                              const std::vector<LineRange>& ranges, const InputOptions& options,
+                              unsigned threads,
+                              const std::function<void(KeyBatch&, unsigned)>& work);
+
 // The default thread count: the number of online CPUs (at least 1).
 unsigned default_thread_count() noexcept;
 

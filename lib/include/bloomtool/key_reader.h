@@ -75,6 +75,24 @@ struct KeyBatch {
   }
 };
 
+// Whole lines [begin, end) of one regular file: a piece of an input that one thread reads while
+// others read the rest (plan_line_ranges).
+struct LineRange {
+  std::string path;
+  uint64_t begin = 0;  // 0, or just after a '\n'
+  uint64_t end = 0;    // just after a '\n', or the file's size
+};
+
+// Splits the inputs into ranges of whole lines for `parts` threads: each regular file of at
+// least 2 * min_bytes into about `parts` pieces (others whole). Returns nothing, so that the
+// caller reads sequentially, when that is the better or the only way: fewer than two parts,
+// standard input or any input that is not a regular file, zstd input, skip_bad_lines (its limit
+// and first-bad-line report follow input order), or no line end within max_key_bytes + 2 bytes
+// after a split point (a line too long, which the sequential reader then reports).
+std::vector<LineRange> plan_line_ranges(const std::vector<std::string>& inputs,
+                                        const InputOptions& options, unsigned parts,
+                                        uint64_t min_bytes);
+
 class JsonField;
 
 class ByteSource;
@@ -87,6 +105,9 @@ class KeyReader {
   // zstd recognised by its magic. For tests and fuzzing.
   static std::unique_ptr<KeyReader> from_memory(std::string_view bytes, std::string name,
                                                 InputOptions options);
+  // Reads one range of a file (from plan_line_ranges). Line numbers in its messages count from
+  // the start of the range.
+  static std::unique_ptr<KeyReader> for_range(const LineRange& range, InputOptions options);
   ~KeyReader();
   KeyReader(const KeyReader&) = delete;
   KeyReader& operator=(const KeyReader&) = delete;
@@ -117,6 +138,7 @@ class KeyReader {
     std::string_view bytes;
   };
   std::optional<MemoryInput> memory_;
+  std::optional<LineRange> range_;
   InputOptions options_;
   size_t next_input_ = 0;
   std::unique_ptr<ByteSource> source_;
