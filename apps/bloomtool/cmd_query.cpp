@@ -31,36 +31,66 @@ int run_query(const QueryOptions& o) {
   input_options.normaliser = Normaliser::parse(loaded.header.normalisation, o.filter);
 
   KeyReader reader(o.input.inputs, input_options);
-  Progress progress(reader, want_progress(o.input.progress, o.quiet, !o.count), o.input.progress);
+  const bool show_progress = want_progress(o.input.progress, o.quiet, !o.count);
+  Progress progress(reader, show_progress, o.input.progress);
   StdoutWriter out;
   uint64_t matched = 0;
   const uint8_t want = o.absent ? 0 : 1;
   const bool print = !o.quiet && !o.count;
   const Filter& filter = *loaded.filter;
   const unsigned threads = o.threads != 0 ? o.threads : default_thread_count();
-  run_batch_pipeline(
-      reader, threads,
-      [&](WorkBatch& b) {
-        const size_t n = b.keys.size();
-        b.hashes.resize(n);
-        b.flags.resize(n);
-        for (size_t i = 0; i < n; ++i) b.hashes[i] = hash_key(b.keys[i], seed);
-        filter.contains_batch(b.hashes, b.flags.data());
-      },
-      [&](WorkBatch& b) {
-        for (size_t i = 0; i < b.keys.size(); ++i) {
-          if (b.flags[i] != want) continue;
-          ++matched;
-          if (o.quiet) return false;  // like grep -q: the answer is known
-          if (print) out.line(b.records[i]);
-        }
-        progress.tick();
-        return true;
-      });
+  // A count does not depend on the order of the records: regular files are then split at line
+  // ends and read by all threads at once.
+  const std::vector<LineRange> ranges =
+      o.count && !o.quiet && !show_progress
+          ? plan_line_ranges(o.input.inputs, input_options, threads, kMinRangeBytes)
+          : std::vector<LineRange>{};
+  InputStats in = {};
+  if (!ranges.empty()) {
+    struct Scratch {
+      std::vector<uint64_t> hashes;
+      std::vector<uint8_t> flags;
+      uint64_t matched = 0;
+    };
+    std::vector<Scratch> scratch(threads);
+    in = run_range_pipeline(o.input.inputs, ranges, input_options, threads,
+                            [&](KeyBatch& b, unsigned t) {
+                              Scratch& s = scratch[t];
+                              const size_t n = b.keys.size();
+                              s.hashes.resize(n);
+                              s.flags.resize(n);
+                              for (size_t i = 0; i < n; ++i)
+                                s.hashes[i] = hash_key(b.keys[i], seed);
+                              filter.contains_batch(s.hashes, s.flags.data());
+                              for (size_t i = 0; i < n; ++i) s.matched += s.flags[i] == want;
+                            });
+    for (const Scratch& s : scratch) matched += s.matched;
+  } else {
+    run_batch_pipeline(
+        reader, threads,
+        [&](WorkBatch& b) {
+          const size_t n = b.keys.size();
+          b.hashes.resize(n);
+          b.flags.resize(n);
+          for (size_t i = 0; i < n; ++i) b.hashes[i] = hash_key(b.keys[i], seed);
+          filter.contains_batch(b.hashes, b.flags.data());
+        },
+        [&](WorkBatch& b) {
+          for (size_t i = 0; i < b.keys.size(); ++i) {
+            if (b.flags[i] != want) continue;
+            ++matched;
+            if (o.quiet) return false;  // like grep -q: the answer is known
+            if (print) out.line(b.records[i]);
+          }
+          progress.tick();
+          return true;
+        });
+    in = reader.stats();
+  }
   progress.finish();
   if (o.count) out.line(std::to_string(matched));
   out.flush();
-  if (!o.quiet) report_bad_lines(reader.stats());
+  if (!o.quiet) report_bad_lines(in);
   return matched != 0 ? kExitOk : kExitNegative;
 }
 

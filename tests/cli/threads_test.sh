@@ -67,4 +67,8 @@ expect_match "$jerr_1" "line 150001" "the ndjson message names the line"
 expect_eq "$(head -300000 q-1.out | cmp - keys && echo same)" "same" "members come out first, in input order"
 run "$BT" query --threads 2 std-1.bf mixed --count
 expect_eq "$OUT" "$(wc -l <q-1.out)" "count equals printed lines"
+run "$BT" query --threads 1 std-1.bf mixed --count --absent
+absent_1=$OUT
+run "$BT" query --threads 3 std-1.bf mixed keys --count --absent
+expect_eq "$OUT" "$absent_1" "absent count over split files, 3 threads (keys add no absent ones)"
 finish
