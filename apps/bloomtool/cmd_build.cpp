@@ -137,14 +137,36 @@ int run_build(const BuildOptions& o) {
     filter = std::make_unique<BloomFilter>(s.m_bits, s.k, plan.variant);
     BloomFilter& f = *filter;
     std::vector<std::vector<uint64_t>> scratch(threads);
-    in = run_range_pipeline(o.input.inputs, ranges, input_options, threads,
-                            [&](KeyBatch& b, unsigned t) {
-                              std::vector<uint64_t>& h = scratch[t];
-                              h.resize(b.keys.size());
-                              for (size_t i = 0; i < b.keys.size(); ++i)
-                                h[i] = hash_key(b.keys[i], seed);
-                              f.add_batch_concurrent(h);
-                            });
+    // Small blocked filters: each extra thread fills a private copy (plain stores, no locked
+    // instructions) that is or-ed in at the end; the copies cost at most kMaxPrivateCopyBytes.
+    // Otherwise the threads share the filter with atomic stores: a standard filter's seven
+    // scattered probes per key miss the cache anyway, and copies only add to the misses
+    // (measured on 10M keys, 2 threads: 0.69 s shared, 0.85-1.05 s with a copy; blocked 0.55 s
+    // shared, 0.47 s with a copy).
+    const uint64_t filter_bytes = BloomFilter::word_count(f.bits()) * 8;
+    const bool private_copies = plan.variant == BloomVariant::kBlocked512 &&
+                                uint64_t{threads - 1} * filter_bytes <= kMaxPrivateCopyBytes;
+    std::vector<std::unique_ptr<BloomFilter>> copies(threads);
+    in = run_range_pipeline(
+        o.input.inputs, ranges, input_options, threads, [&](KeyBatch& b, unsigned t) {
+          std::vector<uint64_t>& h = scratch[t];
+          h.resize(b.keys.size());
+          for (size_t i = 0; i < b.keys.size(); ++i) h[i] = hash_key(b.keys[i], seed);
+          if (!private_copies) {
+            f.add_batch_concurrent(h);
+          } else if (t == 0) {
+            f.add_batch(h);
+          } else {
+            if (!copies[t]) copies[t] = std::make_unique<BloomFilter>(s.m_bits, s.k, plan.variant);
+            copies[t]->add_batch(h);
+          }
+        });
+    for (const auto& c : copies) {
+      if (!c) continue;
+      std::span<uint64_t> dst = f.mutable_words();
+      std::span<const uint64_t> src = c->words();
+      for (size_t i = 0; i < dst.size(); ++i) dst[i] |= src[i];
+    }
   } else if (!ranges.empty()) {
     // Each thread keeps its keys' hashes; together they are the same set in another order.
     std::vector<std::vector<uint64_t>> parts(threads);

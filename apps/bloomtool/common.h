@@ -18,6 +18,8 @@ namespace bloomtool::cli {
 
 // Regular files of at least twice this size are split at line ends and read by all threads.
 inline constexpr uint64_t kMinRangeBytes = uint64_t{1} << 20;
+// Memory that threads building a Bloom filter may spend on private copies of it.
+inline constexpr uint64_t kMaxPrivateCopyBytes = uint64_t{32} << 20;
 
 // Exit statuses (DESIGN.md section 3).
 inline constexpr int kExitOk = 0;

@@ -116,16 +116,24 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
   struct stat st;
   if (::stat(path_.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) throw_io_error(path_, EISDIR);
   std::random_device rd;
+  // Termination signals wait while the temp file exists but is not yet registered for the
+  // handler (remove_pending_temp_file), so that a SIGTERM in between cannot leave it behind.
+  sigset_t block, old;
+  sigemptyset(&block);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&block, sig);
+  pthread_sigmask(SIG_BLOCK, &block, &old);
   for (int attempt = 0; attempt < 16; ++attempt) {
     temp_path_ = dir_of(path_) + "/" + temp_prefix(path_) + std::to_string(::getpid()) + "." +
                  std::to_string(rd() % 1000000);
     fd_ = ::open(temp_path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd_ >= 0 || errno != EEXIST) break;
   }
-  if (fd_ < 0) throw_io_error(path_, errno);
-  if (temp_path_.size() <= PATH_MAX) {
+  const int open_errno = errno;
+  if (fd_ >= 0 && temp_path_.size() <= PATH_MAX) {
     std::memcpy(g_pending_temp, temp_path_.c_str(), temp_path_.size() + 1);
   }
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  if (fd_ < 0) throw_io_error(path_, open_errno);
 }
 
 AtomicFile::~AtomicFile() {
