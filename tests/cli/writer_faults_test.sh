@@ -23,8 +23,10 @@ temps() { find "$1" -maxdepth 1 -name ".${2}.tmp.*" | wc -l; }
 # kill_runs COUNT EXPECTED OUT CMD...: COUNT runs of CMD, which writes OUT, each killed with
 # SIGKILL. Before each run OUT is absent (every third run) or old.bf; after it, OUT must be
 # unchanged or byte-identical to EXPECTED. The first half of the runs are killed at a random time
-# over a whole run; the second half a random few milliseconds after their temp file appears, so
-# they land in writing, fsync and rename however fast or slow this build of bloomtool is.
+# within the first 90 % of a run; the second half a random few milliseconds after their temp
+# file appears, so they land in writing, fsync and rename however fast or slow this build of
+# bloomtool is. Runs that finish before the kill lands still count as runs; at least 100 must
+# really be killed.
 runs=0 completed=0 killed_writing=0 bad=0
 RANDOM=20240131
 kill_runs() {
@@ -39,7 +41,7 @@ kill_runs() {
     if [ $((i % 3)) -eq 0 ]; then rm -f "$out"; else cp old.bf "$out"; fi
     before=$([ -e "$out" ] && echo old || echo absent)
     if [ "$i" -le $((count / 2)) ]; then
-      delay_us=$(((RANDOM * span_us * 6 / 5) / 32768))
+      delay_us=$(((RANDOM * span_us * 9 / 10) / 32768))
       when="after ${delay_us}us"
       timeout --foreground -s KILL \
         "$(printf '%d.%06d' $((delay_us / 1000000)) $((delay_us % 1000000)))" "$@" 2>/dev/null
@@ -87,7 +89,7 @@ kill_runs() {
 }
 
 mkdir kill
-kill_runs 100 new.bf kill/out.bf "$BT" build -q -p 1% -o kill/out.bf keys
+kill_runs 260 new.bf kill/out.bf "$BT" build -q -p 1% -o kill/out.bf keys
 run "$BT" query kill/out.bf keys --count
 expect_eq "$OUT" "100000" "the published filter finds every key"
 # merge publishes the same way.
@@ -105,6 +107,8 @@ echo "writer faults: $runs SIGKILL runs of build, merge and xor-build: $complete
   "$bad broken outputs"
 CHECKS=$((CHECKS + 1))
 [ "$killed_writing" -gt 0 ] || fail "no run was killed while writing: kill points miss the write"
+CHECKS=$((CHECKS + 1))
+[ $((runs - completed)) -ge 100 ] || fail "only $((runs - completed)) runs were killed before they finished (want 100)"
 start=$(date +%s%N)
 # Timed on kill/out.bf itself: its commit also clears temp files the SIGKILL runs above left.
 "$BT" build -q -p 1% -o kill/out.bf keys
