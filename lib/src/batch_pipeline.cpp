@@ -53,6 +53,16 @@ struct Slot {
   bool done = false;
 };
 
+// Called first on every worker thread: termination signals go to the calling thread, which owns
+// any temporary output file, so its handler never runs while that thread is still creating or
+// writing the file.
+void block_termination_signals() noexcept {
+  sigset_t block;
+  sigemptyset(&block);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&block, sig);
+  pthread_sigmask(SIG_BLOCK, &block, nullptr);
+}
+
 }  // namespace
 
 unsigned default_thread_count() noexcept {
@@ -90,12 +100,7 @@ void run_batch_pipeline(KeyReader& reader, unsigned threads,
   std::vector<std::thread> pool;
   for (unsigned t = 0; t < threads; ++t) {
     pool.emplace_back([&] {
-      // Termination signals go to the calling thread, which owns any temporary output file, so
-      // its handler never runs while that thread is still creating or writing the file.
-      sigset_t block;
-      sigemptyset(&block);
-      for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&block, sig);
-      pthread_sigmask(SIG_BLOCK, &block, nullptr);
+      block_termination_signals();
       for (;;) {
         Slot* s;
         {
@@ -215,14 +220,16 @@ InputStats run_range_pipeline(const std::vector<std::string>& inputs,
   std::vector<std::thread> pool;
   const unsigned helpers = std::min<unsigned>(threads, static_cast<unsigned>(ranges.size())) - 1;
   for (unsigned t = 1; t <= helpers; ++t) {
-    pool.emplace_back([&run, t] {
-      // As in run_batch_pipeline: termination signals go to the calling thread.
-      sigset_t block;
-      sigemptyset(&block);
-      for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&block, sig);
-      pthread_sigmask(SIG_BLOCK, &block, nullptr);
-      run(t);
-    });
+    try {
+      pool.emplace_back([&run, t] {
+        block_termination_signals();
+        run(t);
+      });
+    } catch (...) {  // no thread to be had: stop the ones started, then report it
+      stop = true;
+      for (std::thread& p : pool) p.join();
+      throw;
+    }
   }
   run(0);
   for (std::thread& t : pool) t.join();
