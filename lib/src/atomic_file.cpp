@@ -17,6 +17,7 @@
 #include <cstring>
 #include <random>
 #include <string_view>
+#include <vector>
 
 #include "bloomtool/error.h"
 
@@ -116,23 +117,29 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
   struct stat st;
   if (::stat(path_.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) throw_io_error(path_, EISDIR);
   std::random_device rd;
+  std::vector<std::string> names;
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    names.push_back(dir_of(path_) + "/" + temp_prefix(path_) + std::to_string(::getpid()) + "." +
+                    std::to_string(rd() % 1000000));
+  }
   // Termination signals wait while the temp file exists but is not yet registered for the
   // handler (remove_pending_temp_file), so that a SIGTERM in between cannot leave it behind.
+  // Nothing in between can throw, so the mask is always restored.
   sigset_t block, old;
   sigemptyset(&block);
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&block, sig);
   pthread_sigmask(SIG_BLOCK, &block, &old);
-  for (int attempt = 0; attempt < 16; ++attempt) {
-    temp_path_ = dir_of(path_) + "/" + temp_prefix(path_) + std::to_string(::getpid()) + "." +
-                 std::to_string(rd() % 1000000);
-    fd_ = ::open(temp_path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  size_t chosen = 0;
+  for (; chosen < names.size(); ++chosen) {
+    fd_ = ::open(names[chosen].c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd_ >= 0 || errno != EEXIST) break;
   }
   const int open_errno = errno;
-  if (fd_ >= 0 && temp_path_.size() <= PATH_MAX) {
-    std::memcpy(g_pending_temp, temp_path_.c_str(), temp_path_.size() + 1);
+  if (fd_ >= 0 && names[chosen].size() <= PATH_MAX) {
+    std::memcpy(g_pending_temp, names[chosen].c_str(), names[chosen].size() + 1);
   }
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  if (fd_ >= 0) temp_path_ = std::move(names[chosen]);
   if (fd_ < 0) throw_io_error(path_, open_errno);
 }
 
