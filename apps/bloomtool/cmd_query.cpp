@@ -1,6 +1,7 @@
 // `bloomtool query`: streams keys through a filter of any kind and prints the records that may be
 // present (or, with --absent, those definitely absent), like grep: exit 0 if anything matched,
 // 1 if nothing did, 2 on error.
+#include <algorithm>
 #include <memory>
 
 #include "bloomtool/batch_pipeline.h"
@@ -39,32 +40,51 @@ int run_query(const QueryOptions& o) {
   const bool print = !o.quiet && !o.count;
   const Filter& filter = *loaded.filter;
   const unsigned threads = o.threads != 0 ? o.threads : default_thread_count();
-  // A count does not depend on the order of the records: regular files are then split at line
-  // ends and read by all threads at once.
+  // Regular files are split at line ends into pieces of kQueryRangeBytes that all threads read
+  // at once; results still come out in input order, a few pieces ahead at most.
   const std::vector<LineRange> ranges =
-      o.count && !o.quiet && !show_progress
-          ? plan_line_ranges(o.input.inputs, input_options, threads, kMinRangeBytes)
-          : std::vector<LineRange>{};
+      show_progress ? std::vector<LineRange>{}
+                    : plan_line_ranges(o.input.inputs, input_options, threads > 1 ? 1u << 20 : 1,
+                                       kQueryRangeBytes);
   InputStats in = {};
   if (!ranges.empty()) {
     struct Scratch {
       std::vector<uint64_t> hashes;
       std::vector<uint8_t> flags;
-      uint64_t matched = 0;
     };
     std::vector<Scratch> scratch(threads);
-    in = run_range_pipeline(o.input.inputs, ranges, input_options, threads,
-                            [&](KeyBatch& b, unsigned t) {
-                              Scratch& s = scratch[t];
-                              const size_t n = b.keys.size();
-                              s.hashes.resize(n);
-                              s.flags.resize(n);
-                              for (size_t i = 0; i < n; ++i)
-                                s.hashes[i] = hash_key(b.keys[i], seed);
-                              filter.contains_batch(s.hashes, s.flags.data());
-                              for (size_t i = 0; i < n; ++i) s.matched += s.flags[i] == want;
-                            });
-    for (const Scratch& s : scratch) matched += s.matched;
+    in = run_ordered_range_pipeline(
+        o.input.inputs, ranges, input_options, threads, 2 * size_t{threads},
+        [&](KeyBatch& b, unsigned t, std::string& piece) {
+          // Printed records take at most the piece's size (plus a line past its nominal end):
+          // one allocation per buffer, which the pipeline then reuses.
+          if (print && piece.capacity() < kQueryRangeBytes + kQueryRangeBytes / 2)
+            piece.reserve(kQueryRangeBytes + kQueryRangeBytes / 2);
+          Scratch& s = scratch[t];
+          const size_t n = b.keys.size();
+          s.hashes.resize(n);
+          s.flags.resize(n);
+          for (size_t i = 0; i < n; ++i) s.hashes[i] = hash_key(b.keys[i], seed);
+          filter.contains_batch(s.hashes, s.flags.data());
+          for (size_t i = 0; i < n; ++i) {
+            if (s.flags[i] != want) continue;
+            // A piece's output: its matching records, one per line; only the count, or
+            // nothing, when they are not printed.
+            if (print) {
+              piece.append(b.records[i]);
+              piece.push_back('\n');
+            } else {
+              piece.push_back('\n');
+            }
+            if (o.quiet) return;
+          }
+        },
+        [&](std::string& piece) {
+          if (piece.empty()) return true;
+          if (print) out.write(piece);
+          matched += static_cast<uint64_t>(std::count(piece.begin(), piece.end(), '\n'));
+          return !o.quiet;  // like grep -q: the answer is known
+        });
   } else {
     run_batch_pipeline(
         reader, threads,

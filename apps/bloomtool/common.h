@@ -18,6 +18,9 @@ namespace bloomtool::cli {
 
 // Regular files of at least twice this size are split at line ends and read by all threads.
 inline constexpr uint64_t kMinRangeBytes = uint64_t{1} << 20;
+// Pieces that `query` splits regular files into (results stay in input order, so threads read
+// a few pieces ahead of the output): files of twice this size and more are split.
+inline constexpr uint64_t kQueryRangeBytes = uint64_t{4} << 20;
 // Memory that threads building a Bloom filter may spend on private copies of it.
 inline constexpr uint64_t kMaxPrivateCopyBytes = uint64_t{32} << 20;
 

@@ -254,4 +254,111 @@ InputStats run_range_pipeline(const std::vector<std::string>& inputs,
   return total;
 }
 
+InputStats run_ordered_range_pipeline(
+    const std::vector<std::string>& inputs, const std::vector<LineRange>& ranges,
+    const InputOptions& options, unsigned threads, size_t window,
+    const std::function<void(KeyBatch&, unsigned, std::string&)>& work,
+    const std::function<bool(std::string&)>& emit) {
+  struct Piece {
+    std::string out;
+    InputStats stats;
+    std::exception_ptr error;
+    bool done = false;
+  };
+  std::vector<Piece> pieces(ranges.size());
+  std::vector<std::string> spare;  // output buffers of emitted pieces, kept for their capacity
+  std::mutex mu;
+  std::condition_variable piece_done, room;
+  size_t next = 0, emitted = 0;
+  bool stop = false;
+  window = std::max<size_t>(window, 1);
+  auto worker = [&](unsigned thread) {
+    block_termination_signals();
+    KeyBatch batch;
+    for (;;) {
+      size_t i;
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        room.wait(lock, [&] { return stop || next >= ranges.size() || next < emitted + window; });
+        if (stop || next >= ranges.size()) return;
+        i = next++;
+        if (!spare.empty()) {
+          pieces[i].out = std::move(spare.back());
+          spare.pop_back();
+        }
+      }
+      Piece& piece = pieces[i];
+      try {
+        std::unique_ptr<KeyReader> reader = KeyReader::for_range(ranges[i], options);
+        while (reader->next(batch)) {
+          work(batch, thread, piece.out);
+          std::lock_guard<std::mutex> lock(mu);
+          if (stop) break;
+        }
+        piece.stats = reader->stats();
+      } catch (...) {
+        piece.error = std::current_exception();
+      }
+      std::lock_guard<std::mutex> lock(mu);
+      piece.done = true;
+      piece_done.notify_all();
+    }
+  };
+  std::vector<std::thread> pool;
+  auto stop_all = [&] {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      stop = true;
+    }
+    room.notify_all();
+    for (std::thread& t : pool) t.join();
+    pool.clear();
+  };
+  InputStats total;
+  std::exception_ptr input_error;
+  try {
+    const unsigned workers = std::min<unsigned>(threads, static_cast<unsigned>(ranges.size()));
+    for (unsigned t = 0; t < workers; ++t) pool.emplace_back(worker, t);
+    for (size_t i = 0; i < ranges.size(); ++i) {
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        piece_done.wait(lock, [&] { return pieces[i].done; });
+      }
+      if (pieces[i].error) {
+        input_error = pieces[i].error;
+        break;
+      }
+      const bool go = emit(pieces[i].out);
+      const InputStats& s = pieces[i].stats;
+      total.lines += s.lines;
+      total.keys += s.keys;
+      total.empty_lines += s.empty_lines;
+      total.empty_keys += s.empty_keys;
+      total.bad_lines += s.bad_lines;
+      total.bytes += s.bytes;
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        emitted = i + 1;
+        pieces[i].out.clear();
+        spare.push_back(std::move(pieces[i].out));
+      }
+      room.notify_all();
+      if (!go) break;
+    }
+  } catch (...) {
+    stop_all();
+    throw;
+  }
+  stop_all();
+  if (input_error) {
+    // As in run_range_pipeline: report the error as a sequential read does.
+    KeyReader reader(inputs, options);
+    KeyBatch batch;
+    while (reader.next(batch)) {
+    }
+    std::rethrow_exception(input_error);
+  }
+  return total;
+}
+
 }  // namespace bloomtool

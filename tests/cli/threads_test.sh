@@ -65,6 +65,31 @@ done
 expect_eq "$jerr_2" "$jerr_1" "the same ndjson message for 1 and 2 threads"
 expect_match "$jerr_1" "line 150001" "the ndjson message names the line"
 expect_eq "$(head -300000 q-1.out | cmp - keys && echo same)" "same" "members come out first, in input order"
+
+# query splits files of 8 MiB and more into 4 MiB pieces read at once; records still come out in
+# input order (this 16 MB file is four pieces).
+cat mixed mixed >mixed2
+for t in 1 2 3 8; do
+  "$BT" query --threads $t std-1.bf mixed2 >"q2-$t.out"
+  "$BT" query --threads $t --absent std-1.bf mixed2 keys >"q2a-$t.out"
+done
+for t in 2 3 8; do
+  expect_same_file q2-1.out "q2-$t.out" "query of a split file, $t threads"
+  expect_same_file q2a-1.out "q2a-$t.out" "query --absent of split files, $t threads"
+done
+expect_eq "$(wc -l <q2-1.out)" "$((2 * $(wc -l <q-1.out)))" "the doubled file prints twice the records"
+run "$BT" query --threads 2 -q std-1.bf mixed2
+expect_rc 0 "query -q on a split file finds a member"
+expect_eq "$OUT$ERR" "" "query -q prints nothing"
+start=$(date +%s%N)
+"$BT" query --threads 2 std-1.bf mixed2 mixed2 mixed2 2>qerr | head -1 >qhead
+rc=${PIPESTATUS[0]}
+elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+expect_eq "$(cat qhead)" "$(head -1 keys)" "query | head -1 on split files: the first record"
+expect_eq "$(cat qerr)" "" "query | head -1 on split files: nothing on stderr"
+expect_eq "$rc" "0" "query | head -1 on split files exits 0"
+CHECKS=$((CHECKS + 1))
+[ "$elapsed_ms" -lt 20000 ] || fail "query | head -1 on split files took ${elapsed_ms} ms"
 run "$BT" query --threads 2 std-1.bf mixed --count
 expect_eq "$OUT" "$(wc -l <q-1.out)" "count equals printed lines"
 run "$BT" query --threads 1 std-1.bf mixed --count --absent

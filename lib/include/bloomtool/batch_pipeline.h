@@ -43,6 +43,19 @@ InputStats run_range_pipeline(const std::vector<std::string>& inputs,
                               unsigned threads,
                               const std::function<void(KeyBatch&, unsigned)>& work);
 
+// Like run_range_pipeline, with results in input order: `work(batch, thread, out)` appends what
+// it has to say to `out`, one string per range, and `emit(out)` then runs on the calling thread
+// for each range in input order; it returns false to stop early (the ranges after it are not
+// emitted). Workers read at most `window` ranges ahead of the one being emitted, so memory stays
+// bounded by the window times a range and its output. Errors: an input error is reported as a
+// sequential read reports it, and only if every range before it was emitted; an exception from
+// `emit` stops the workers and propagates.
+InputStats run_ordered_range_pipeline(
+    const std::vector<std::string>& inputs, const std::vector<LineRange>& ranges,
+    const InputOptions& options, unsigned threads, size_t window,
+    const std::function<void(KeyBatch&, unsigned, std::string&)>& work,
+    const std::function<bool(std::string&)>& emit);
+
 // The default thread count: the number of online CPUs (at least 1).
 unsigned default_thread_count() noexcept;
 
