@@ -53,6 +53,28 @@ struct Slot {
   bool done = false;
 };
 
+void add_stats(InputStats& total, const InputStats& s) noexcept {
+  total.lines += s.lines;
+  total.keys += s.keys;
+  total.empty_lines += s.empty_lines;
+  total.empty_keys += s.empty_keys;
+  total.bad_lines += s.bad_lines;
+  total.bytes += s.bytes;
+}
+
+// A range reader failed: read the inputs again in order, so that an input error is reported
+// exactly as a sequential read reports it (line numbers from the start of the file, the first
+// error in input order); if that read goes through, `error` was not an input error (or the input
+// changed), and it is rethrown.
+[[noreturn]] void rethrow_in_input_order(const std::vector<std::string>& inputs,
+                                         const InputOptions& options, std::exception_ptr error) {
+  KeyReader reader(inputs, options);
+  KeyBatch batch;
+  while (reader.next(batch)) {
+  }
+  std::rethrow_exception(error);
+}
+
 // Called first on every worker thread: termination signals go to the calling thread, which owns
 // any temporary output file, so its handler never runs while that thread is still creating or
 // writing the file.
@@ -234,23 +256,11 @@ InputStats run_range_pipeline(const std::vector<std::string>& inputs,
   run(0);
   for (std::thread& t : pool) t.join();
   if (error) {
-    // Line numbers count from the start of a range, and which range fails first is a race: read
-    // the inputs again in order to report the error exactly as a sequential read does.
-    KeyReader reader(inputs, options);
-    KeyBatch batch;
-    while (reader.next(batch)) {
-    }
-    std::rethrow_exception(error);  // not an input error after all (or the input changed)
+    // Line numbers count from the start of a range, and which range fails first is a race.
+    rethrow_in_input_order(inputs, options, error);
   }
   InputStats total;
-  for (const InputStats& s : stats) {
-    total.lines += s.lines;
-    total.keys += s.keys;
-    total.empty_lines += s.empty_lines;
-    total.empty_keys += s.empty_keys;
-    total.bad_lines += s.bad_lines;
-    total.bytes += s.bytes;
-  }
+  for (const InputStats& s : stats) add_stats(total, s);
   return total;
 }
 
@@ -329,13 +339,7 @@ InputStats run_ordered_range_pipeline(
         break;
       }
       const bool go = emit(pieces[i].out);
-      const InputStats& s = pieces[i].stats;
-      total.lines += s.lines;
-      total.keys += s.keys;
-      total.empty_lines += s.empty_lines;
-      total.empty_keys += s.empty_keys;
-      total.bad_lines += s.bad_lines;
-      total.bytes += s.bytes;
+      add_stats(total, pieces[i].stats);
       {
         std::lock_guard<std::mutex> lock(mu);
         emitted = i + 1;
@@ -350,14 +354,7 @@ InputStats run_ordered_range_pipeline(
     throw;
   }
   stop_all();
-  if (input_error) {
-    // As in run_range_pipeline: report the error as a sequential read does.
-    KeyReader reader(inputs, options);
-    KeyBatch batch;
-    while (reader.next(batch)) {
-    }
-    std::rethrow_exception(input_error);
-  }
+  if (input_error) rethrow_in_input_order(inputs, options, input_error);
   return total;
 }
 
