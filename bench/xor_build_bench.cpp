@@ -70,7 +70,7 @@ int speed(uint64_t n, int reps) {
   Elapsed build_time, total_time;
   uint32_t attempts = 0;
   for (int r = 0; r < reps; ++r) {
-    // Hashing excluded: the timer covers sort, de-duplication, peeling and assignment.
+    // Hashing excluded: the timer covers de-duplication, peeling and assignment.
     hashes.assign(n, 0);
     uint64_t begin = 0;
     for (uint64_t i = 0; i < n; ++i) {

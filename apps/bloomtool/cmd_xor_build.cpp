@@ -227,9 +227,9 @@ Command register_xor_build(CLI::App& root) {
   app->add_flag("-q,--quiet", o->quiet, "Print nothing but errors");
   app->add_flag("--no-measure", o->no_measure,
                 "Skip the quick measurement of the false-positive rate (100,000 probes)");
-  app->add_option(
-         "--threads", o->threads,
-         "Threads hashing keys (default: all cores); the output is the same for any number")
+  app->add_option("--threads", o->threads,
+                  "Threads reading and hashing keys (default: all cores); the output is the same "
+                  "for any number")
       ->type_name("T");
   o->input.add_to(*app, "Key files ('-' or none: stdin); zstd-compressed files are recognised");
   return {app, [o] { return run_xor_build(*o); }};
