@@ -101,6 +101,20 @@ model::BloomSize size_for(const Plan& plan, uint64_t n) {
   return s;
 }
 
+// An empty filter of size `s`, after checking that this machine can hold it (a size it cannot
+// give fails here, naming the output, instead of getting the process OOM-killed).
+std::unique_ptr<BloomFilter> new_filter(const model::BloomSize& s, BloomVariant variant,
+                                        const std::string& output) {
+  try {
+    check_memory_available(
+        BloomFilter::word_count(BloomFilter::effective_bits(s.m_bits, variant)) * 8, "a filter");
+  } catch (const Error& e) {
+    throw Error(e.code(),
+                (output == "-" ? "<stdout>" : output) + ": " + e.what() + "; nothing written");
+  }
+  return std::make_unique<BloomFilter>(s.m_bits, s.k, variant);
+}
+
 double model_fpr(BloomVariant v, double m, double n, double k) {
   return v == BloomVariant::kStandard ? model::bloom_fpr(m, n, k) : model::blocked_fpr(m, n, k);
 }
@@ -137,7 +151,7 @@ int run_build(const BuildOptions& o) {
   std::vector<uint64_t> hashes;
   if (streaming) {
     const model::BloomSize s = size_for(plan, plan.n.value_or(1));
-    filter = std::make_unique<BloomFilter>(s.m_bits, s.k, plan.variant);
+    filter = new_filter(s, plan.variant, o.output);
   }
   if (!ranges.empty()) {
     BloomFilter* f = filter.get();
@@ -207,7 +221,7 @@ int run_build(const BuildOptions& o) {
     distinct = hashes.size();
     distinct_exact = true;
     const model::BloomSize s = size_for(plan, distinct);
-    filter = std::make_unique<BloomFilter>(s.m_bits, s.k, plan.variant);
+    filter = new_filter(s, plan.variant, o.output);
     filter->add_batch(hashes);
   }
   progress.finish();

@@ -125,9 +125,13 @@ Command register_query(CLI::App& root) {
       ->type_name("FILTER");
   app->add_flag("--absent,-v", o->absent,
                 "Print the records whose key is definitely absent instead");
-  app->add_flag("-c,--count", o->count, "Print only the number of matching records");
-  app->add_flag("-q,--quiet", o->quiet,
-                "Print nothing (no progress, no warnings); exit 0 at the first match");
+  CLI::Option* count =
+      app->add_flag("-c,--count", o->count, "Print only the number of matching records");
+  CLI::Option* quiet =
+      app->add_flag("-q,--quiet", o->quiet,
+                    "Print nothing (no progress, no warnings); exit 0 at the first match");
+  // --count -q would stop at the first match and could only print 1: refused rather than wrong.
+  count->excludes(quiet);
   app->add_option("--threads", o->threads,
                   "Worker threads (default: all cores); output order is the input order")
       ->type_name("T");

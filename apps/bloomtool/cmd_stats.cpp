@@ -34,6 +34,9 @@ struct StatsOptions {
   std::string max_key_bytes = std::to_string(kDefaultMaxKeyBytes);
 };
 
+// A file created up to this far in the future still passes --max-age (clocks disagree a little).
+constexpr int64_t kMaxClockSkewSeconds = 300;
+
 // Parsed gate limits; an empty optional is a gate not asked for.
 struct Gates {
   std::optional<double> max_fpr;
@@ -151,12 +154,26 @@ void evaluate_gates(Report& r, const Gates& gates) {
                                    ok ? "at least" : "fewer than", *gates.min_keys)});
   }
   if (gates.max_age) {
-    const bool ok = r.age_seconds <= 0 || static_cast<uint64_t>(r.age_seconds) <= *gates.max_age;
-    r.gates.push_back({"max_age", "--max-age", static_cast<double>(*gates.max_age),
-                       static_cast<double>(r.age_seconds),
-                       ok ? GateStatus::kPassed : GateStatus::kFailed,
-                       fmt::format("created {} s ago, {} the limit of {} s", r.age_seconds,
-                                   ok ? "within" : "beyond", *gates.max_age)});
+    GateResult g{"max_age",
+                 "--max-age",
+                 static_cast<double>(*gates.max_age),
+                 static_cast<double>(r.age_seconds),
+                 GateStatus::kPassed,
+                 ""};
+    if (r.age_seconds < -kMaxClockSkewSeconds) {
+      // A file from the future is not fresh: its clock, or its header, is wrong.
+      g.status = GateStatus::kFailed;
+      g.message =
+          fmt::format("created {} s in the future, more than the {} s of clock skew allowed",
+                      uint64_t{0} - static_cast<uint64_t>(r.age_seconds), kMaxClockSkewSeconds);
+    } else {
+      const bool ok = r.age_seconds <= 0 || static_cast<uint64_t>(r.age_seconds) <= *gates.max_age;
+      g.status = ok ? GateStatus::kPassed : GateStatus::kFailed;
+      g.message =
+          fmt::format("created {} s ago, {} the limit of {} s", std::max<int64_t>(r.age_seconds, 0),
+                      ok ? "within" : "beyond", *gates.max_age);
+    }
+    r.gates.push_back(g);
   }
   if (gates.verify) r.gates.push_back(verify_gate(r));
 }
@@ -412,8 +429,9 @@ int run_stats(const StatsOptions& o) {
     try {
       loaded = load_filter(path);
     } catch (const Error& e) {
-      // Report the other files too; the error line is the one main() would print.
-      if (!array) throw;
+      // Report the other files too; the error line is the one main() would print. --json always
+      // prints an object for the file, with the error in it.
+      if (!array && !o.json) throw;
       warn(e.what());
       r.error = e;
       any_error = true;

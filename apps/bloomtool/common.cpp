@@ -87,11 +87,7 @@ void InputArgs::add_to(CLI::App& app, const char* inputs_help, bool normalisatio
 
 InputOptions InputArgs::options() const {
   InputOptions o;
-  const uint64_t bits = parse_size_bits(
-      max_key_bytes.find_first_not_of("0123456789") == std::string::npos ? max_key_bytes + "B"
-                                                                         : max_key_bytes,
-      "--max-key-bytes");
-  o.max_key_bytes = bits / 8;
+  o.max_key_bytes = parse_size_bytes(max_key_bytes, "--max-key-bytes");
   if (o.max_key_bytes == 0 || o.max_key_bytes > kMaxMaxKeyBytes) {
     throw Error(ErrorCode::kInvalidArgument, "--max-key-bytes: must be between 1 and 1GiB");
   }

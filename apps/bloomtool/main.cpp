@@ -2,13 +2,16 @@
 // the one place where errors are caught and printed ("bloomtool: <message>", exit 2).
 #include <signal.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <new>
 
 #include "bloomtool/atomic_file.h"
 #include "bloomtool/error.h"
 #include "bloomtool/version.h"
 #include "common.h"
+#include "usage.h"
 
 namespace {
 
@@ -16,6 +19,18 @@ void on_fatal_signal(int sig) {
   bloomtool::remove_pending_temp_file();
   signal(sig, SIG_DFL);
   raise(sig);
+}
+
+// Writes help or version text to stdout; a failed write (a full disk, a closed descriptor) is an
+// error, not a silent success.
+int print_text(const std::string& text) {
+  std::fputs(text.c_str(), stdout);
+  if (std::fflush(stdout) == 0 && !std::ferror(stdout)) return bloomtool::cli::kExitOk;
+  const int e = errno;
+  if (e == EPIPE) return bloomtool::cli::kExitOk;
+  bloomtool::cli::warn(std::string("<stdout>: ") +
+                       (e == EBADF ? "standard output is closed" : std::strerror(e)));
+  return bloomtool::cli::kExitError;
 }
 
 void install_signal_handlers() {
@@ -48,22 +63,18 @@ int main(int argc, char** argv) {
   commands.push_back(register_merge(app));
   commands.push_back(register_stats(app));
   commands.push_back(register_size(app));
+  add_value_checks(app);
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
-    std::fputs(app.help().c_str(), stdout);
-    return kExitOk;
+    return print_text(app.help());
   } catch (const CLI::CallForAllHelp&) {
-    std::fputs(app.help("", CLI::AppFormatMode::All).c_str(), stdout);
-    return kExitOk;
+    return print_text(app.help("", CLI::AppFormatMode::All));
   } catch (const CLI::CallForVersion& e) {
-    std::puts(e.what());
-    return kExitOk;
+    return print_text(std::string(e.what()) + "\n");
   } catch (const CLI::ParseError& e) {
-    // Help for a subcommand arrives as CallForHelp raised inside it; print that subcommand's help.
-    warn(e.what());
-    std::fputs("Run 'bloomtool --help' or 'bloomtool COMMAND --help' for usage.\n", stderr);
+    warn(describe_usage_error(e, app, std::vector<std::string>(argv + 1, argv + argc)));
     return kExitError;
   }
 

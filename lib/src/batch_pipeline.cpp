@@ -13,11 +13,27 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <string>
+#include <system_error>
 #include <thread>
+
+#include "bloomtool/error.h"
 
 namespace bloomtool {
 
 namespace {
+
+// Starts a thread; a thread the system will not give (a process limit, no memory) becomes a
+// kLimitExceeded error saying how many were wanted.
+template <typename F>
+std::thread start_thread(F&& f, unsigned wanted) {
+  try {
+    return std::thread(std::forward<F>(f));
+  } catch (const std::system_error& e) {
+    throw Error(ErrorCode::kLimitExceeded, "cannot start " + std::to_string(wanted) + " threads: " +
+                                               e.code().message() + " (fewer threads may work)");
+  }
+}
 
 void copy_into(const KeyBatch& in, WorkBatch& out) {
   size_t bytes = 0;
@@ -120,32 +136,30 @@ void run_batch_pipeline(KeyReader& reader, unsigned threads,
   const size_t max_flight = 2 * static_cast<size_t>(threads);
 
   std::vector<std::thread> pool;
-  for (unsigned t = 0; t < threads; ++t) {
-    pool.emplace_back([&] {
-      block_termination_signals();
-      for (;;) {
-        Slot* s;
-        {
-          std::unique_lock lock(mu);
-          work_ready.wait(lock, [&] { return stopping || !todo.empty(); });
-          if (todo.empty()) return;
-          s = todo.front();
-          todo.pop_front();
-        }
-        try {
-          work(s->batch);
-        } catch (...) {
-          std::lock_guard lock(mu);
-          if (!worker_error) worker_error = std::current_exception();
-        }
-        {
-          std::lock_guard lock(mu);
-          s->done = true;
-        }
-        slot_done.notify_all();
+  auto worker = [&] {
+    block_termination_signals();
+    for (;;) {
+      Slot* s;
+      {
+        std::unique_lock lock(mu);
+        work_ready.wait(lock, [&] { return stopping || !todo.empty(); });
+        if (todo.empty()) return;
+        s = todo.front();
+        todo.pop_front();
       }
-    });
-  }
+      try {
+        work(s->batch);
+      } catch (...) {
+        std::lock_guard lock(mu);
+        if (!worker_error) worker_error = std::current_exception();
+      }
+      {
+        std::lock_guard lock(mu);
+        s->done = true;
+      }
+      slot_done.notify_all();
+    }
+  };
   auto stop_pool = [&] {
     {
       std::lock_guard lock(mu);
@@ -156,6 +170,12 @@ void run_batch_pipeline(KeyReader& reader, unsigned threads,
     for (auto& t : pool) t.join();
     pool.clear();
   };
+  try {
+    for (unsigned t = 0; t < threads; ++t) pool.push_back(start_thread(worker, threads));
+  } catch (...) {  // no thread to be had: stop the ones started, then report it
+    stop_pool();
+    throw;
+  }
 
   // Consumes finished batches at the head of `flight`; waits for the head when `wait` is set.
   auto drain = [&](bool wait) -> bool {
@@ -243,10 +263,12 @@ InputStats run_range_pipeline(const std::vector<std::string>& inputs,
   const unsigned helpers = std::min<unsigned>(threads, static_cast<unsigned>(ranges.size())) - 1;
   for (unsigned t = 1; t <= helpers; ++t) {
     try {
-      pool.emplace_back([&run, t] {
-        block_termination_signals();
-        run(t);
-      });
+      pool.push_back(start_thread(
+          [&run, t] {
+            block_termination_signals();
+            run(t);
+          },
+          threads));
     } catch (...) {  // no thread to be had: stop the ones started, then report it
       stop = true;
       for (std::thread& p : pool) p.join();
@@ -328,7 +350,8 @@ InputStats run_ordered_range_pipeline(
   std::exception_ptr input_error;
   try {
     const unsigned workers = std::min<unsigned>(threads, static_cast<unsigned>(ranges.size()));
-    for (unsigned t = 0; t < workers; ++t) pool.emplace_back(worker, t);
+    for (unsigned t = 0; t < workers; ++t)
+      pool.push_back(start_thread([&worker, t] { worker(t); }, workers));
     for (size_t i = 0; i < ranges.size(); ++i) {
       {
         std::unique_lock<std::mutex> lock(mu);

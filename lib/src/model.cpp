@@ -75,9 +75,19 @@ uint32_t blocked_optimal_k(double m_bits, double n) {
   return best_k;
 }
 
+namespace {
+
+// A bit count as an integer, at least 1; counts beyond 2^64 become UINT64_MAX, which every caller
+// rejects as larger than the largest filter.
+uint64_t whole_bits(double m) {
+  if (!(m < 18446744073709551616.0)) return UINT64_MAX;
+  return static_cast<uint64_t>(std::max(1.0, std::ceil(m)));
+}
+
+}  // namespace
+
 BloomSize standard_size(uint64_t n, double p) {
-  const double m = std::ceil(bloom_optimal_bits(static_cast<double>(n), p));
-  const uint64_t bits = static_cast<uint64_t>(std::max(m, 1.0));
+  const uint64_t bits = whole_bits(bloom_optimal_bits(static_cast<double>(n), p));
   return {bits, bloom_optimal_k(static_cast<double>(bits), static_cast<double>(n))};
 }
 
@@ -85,7 +95,7 @@ uint64_t standard_bits_for_k(uint64_t n, double p, uint32_t k) {
   // Solve (1 - e^{-kn/m})^k = p for m.
   const double root = std::exp(std::log(p) / k);
   const double m = -static_cast<double>(k) * static_cast<double>(n) / std::log1p(-root);
-  return static_cast<uint64_t>(std::max(1.0, std::ceil(m)));
+  return whole_bits(m);
 }
 
 BloomSize blocked_size(uint64_t n, double p, uint32_t k_fixed) {
@@ -96,7 +106,7 @@ BloomSize blocked_size(uint64_t n, double p, uint32_t k_fixed) {
     // Blocks needed: binary search on the block count, starting above the standard optimum.
     uint64_t lo = 1;
     uint64_t hi = std::max<uint64_t>(
-        2, static_cast<uint64_t>(std::ceil(4.0 * bloom_optimal_bits(nd, p) / kBlockBits)) + 2);
+        2, std::min(whole_bits(4.0 * bloom_optimal_bits(nd, p) / kBlockBits), kMaxBits) + 2);
     while (blocked_fpr(static_cast<double>(hi * kBlockBits), nd, k) > p) {
       if (hi > (kMaxBits / kBlockBits)) break;
       hi *= 2;

@@ -61,6 +61,12 @@ uint64_t scaled(std::string_view num, uint64_t scale, std::string_view option,
   return static_cast<uint64_t>(v);
 }
 
+// Whole numbers here have no sign: "-5" is negative, not a number with the suffix "-5".
+void reject_sign(std::string_view text, std::string_view option) {
+  if (!text.empty() && text[0] == '-') bad(option, text, "must not be negative");
+  if (!text.empty() && text[0] == '+') bad(option, text, "is not a number (no sign, please)");
+}
+
 uint64_t si_scale(std::string_view suffix) {
   if (suffix.empty()) return 1;
   if (suffix == "k" || suffix == "K") return 1000;
@@ -73,6 +79,7 @@ uint64_t si_scale(std::string_view suffix) {
 }  // namespace
 
 uint64_t parse_count(std::string_view text, std::string_view option) {
+  reject_sign(text, option);
   const auto [num, suffix] = split_number(text);
   const uint64_t scale = si_scale(suffix);
   if (scale == 0) bad(option, text, "has an unknown suffix (use k, M, G or T)");
@@ -80,6 +87,7 @@ uint64_t parse_count(std::string_view text, std::string_view option) {
 }
 
 uint64_t parse_size_bits(std::string_view text, std::string_view option) {
+  reject_sign(text, option);
   const auto [num, suffix] = split_number(text);
   uint64_t scale = si_scale(suffix);
   if (scale == 0) {
@@ -100,6 +108,31 @@ uint64_t parse_size_bits(std::string_view text, std::string_view option) {
   if (scale == 0)
     bad(option, text, "has an unknown suffix (bits: k, M, G; bytes: B, KiB, MiB, GiB)");
   return scaled(num, scale, option, text);
+}
+
+uint64_t parse_size_bytes(std::string_view text, std::string_view option) {
+  reject_sign(text, option);
+  const auto [num, suffix] = split_number(text);
+  static constexpr std::pair<std::string_view, uint64_t> kBytes[] = {{"", 1},
+                                                                     {"B", 1},
+                                                                     {"KiB", 1ull << 10},
+                                                                     {"MiB", 1ull << 20},
+                                                                     {"GiB", 1ull << 30},
+                                                                     {"TiB", 1ull << 40},
+                                                                     {"k", 1000},
+                                                                     {"K", 1000},
+                                                                     {"KB", 1000},
+                                                                     {"kB", 1000},
+                                                                     {"M", 1000000},
+                                                                     {"MB", 1000000},
+                                                                     {"G", 1000000000},
+                                                                     {"GB", 1000000000},
+                                                                     {"T", 1000000000000},
+                                                                     {"TB", 1000000000000}};
+  for (const auto& [name, scale] : kBytes) {
+    if (suffix == name) return scaled(num, scale, option, text);
+  }
+  bad(option, text, "has an unknown suffix (bytes: B, KiB, MiB, GiB, TiB, KB, MB, GB)");
 }
 
 double parse_probability(std::string_view text, std::string_view option) {
@@ -128,6 +161,7 @@ double parse_fraction(std::string_view text, std::string_view option) {
 
 uint64_t parse_duration_seconds(std::string_view text, std::string_view option) {
   if (text.empty()) bad(option, text, "is not a duration");
+  reject_sign(text, option);
   uint64_t total = 0;
   std::string_view rest = text;
   while (!rest.empty()) {
@@ -135,7 +169,9 @@ uint64_t parse_duration_seconds(std::string_view text, std::string_view option) 
     while (i < rest.size() && std::isdigit(static_cast<unsigned char>(rest[i]))) ++i;
     if (i == 0) bad(option, text, "is not a duration (e.g. 90s, 15m, 26h, 7d)");
     uint64_t v = 0;
-    std::from_chars(rest.data(), rest.data() + i, v);
+    const std::string_view number = rest.substr(0, i);
+    if (std::from_chars(rest.data(), rest.data() + i, v).ec != std::errc())
+      bad(option, text, "is too large");
     rest.remove_prefix(i);
     uint64_t unit = 1;
     if (!rest.empty()) {
@@ -160,7 +196,9 @@ uint64_t parse_duration_seconds(std::string_view text, std::string_view option) 
       }
       rest.remove_prefix(1);
     } else if (total != 0) {
-      bad(option, text, "needs a unit after every number but a lone one");
+      throw Error(
+          ErrorCode::kInvalidArgument,
+          fmt::format("{}: '{}' has no unit after {} (write e.g. 1h30m)", option, text, number));
     }
     if (v > (UINT64_MAX - total) / unit) bad(option, text, "is too large");
     total += v * unit;
@@ -172,9 +210,11 @@ int64_t parse_timestamp(std::string_view text, std::string_view option) {
   if (!text.empty() && text.find_first_not_of("0123456789") == std::string_view::npos) {
     int64_t v = 0;
     const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (ec != std::errc() || ptr != text.data() + text.size()) bad(option, text, "is out of range");
+    if (ec != std::errc() || ptr != text.data() + text.size() || v > kMaxTimestamp)
+      bad(option, text, "is out of range (after 9999-12-31T23:59:59Z)");
     return v;
   }
+  reject_sign(text, option);
   std::tm tm{};
   const std::string s(text);
   const char* end = strptime(s.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
@@ -185,7 +225,18 @@ int64_t parse_timestamp(std::string_view text, std::string_view option) {
   if (end == nullptr || !(*end == '\0' || (end[0] == 'Z' && end[1] == '\0'))) {
     bad(option, text, "is not a Unix time or YYYY-MM-DD[THH:MM:SSZ]");
   }
-  return static_cast<int64_t>(timegm(&tm));
+  // strptime takes 2023-02-31 and 23:59:60 and timegm moves them to other dates: a date is valid
+  // only if it comes back unchanged.
+  const std::tm asked = tm;
+  const std::time_t t = timegm(&tm);
+  std::tm back{};
+  if (gmtime_r(&t, &back) == nullptr || back.tm_year != asked.tm_year ||
+      back.tm_mon != asked.tm_mon || back.tm_mday != asked.tm_mday ||
+      back.tm_hour != asked.tm_hour || back.tm_min != asked.tm_min || back.tm_sec != asked.tm_sec) {
+    bad(option, text, "is not a valid date and time (UTC, no leap seconds)");
+  }
+  if (t < 0 || t > kMaxTimestamp) bad(option, text, "is out of range (1970-01-01 to 9999-12-31)");
+  return static_cast<int64_t>(t);
 }
 
 std::string format_timestamp(int64_t unix_seconds) {

@@ -4,17 +4,60 @@
 #include "bloomtool/word_buffer.h"
 
 #include <sys/mman.h>
+#include <sys/resource.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 
 #include "bloomtool/error.h"
+#include "bloomtool/units.h"
 
 namespace bloomtool {
 
 namespace {
 constexpr size_t kMapThreshold = 2u << 20;
+
+// A "Name:   123 kB" line of /proc/meminfo, in bytes; false if absent.
+bool meminfo_field(const char* text, const char* name, uint64_t& bytes) {
+  const char* at = std::strstr(text, name);
+  if (at == nullptr) return false;
+  unsigned long long kib = 0;
+  if (std::sscanf(at + std::strlen(name), " %llu", &kib) != 1) return false;
+  bytes = static_cast<uint64_t>(kib) * 1024;
+  return true;
+}
+}  // namespace
+
+uint64_t available_memory_bytes() noexcept {
+  uint64_t avail = UINT64_MAX;
+  if (FILE* f = std::fopen("/proc/meminfo", "re")) {
+    char text[8192];
+    const size_t n = std::fread(text, 1, sizeof text - 1, f);
+    std::fclose(f);
+    text[n] = '\0';
+    uint64_t mem = 0, swap = 0;
+    if (meminfo_field(text, "MemAvailable:", mem)) {
+      meminfo_field(text, "SwapFree:", swap);
+      avail = mem + swap;
+    }
+  }
+  for (const int resource : {RLIMIT_AS, RLIMIT_DATA}) {
+    struct rlimit rl;
+    if (getrlimit(resource, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+      avail = std::min<uint64_t>(avail, rl.rlim_cur);
+  }
+  return avail;
+}
+
+void check_memory_available(uint64_t bytes, const char* what) {
+  const uint64_t avail = available_memory_bytes();
+  if (bytes <= avail) return;
+  throw Error(ErrorCode::kLimitExceeded, std::string(what) + " of " + format_bytes(bytes) +
+                                             " needs more memory than is available (" +
+                                             format_bytes(avail) + ")");
 }
 
 WordBuffer::WordBuffer(size_t count) : count_(count) {

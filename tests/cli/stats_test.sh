@@ -200,7 +200,10 @@ gate "bit-flipped payload" 2 flipped.bf
 expect_match "$ERR" "^bloomtool: flipped.bf: corrupt" "corrupt named"
 head -c 500 p1.bf >short.bf
 gate "truncated file" 2 short.bf --json
-expect_eq "$OUT" "" "nothing on stdout for a single bad file"
+printf '%s\n' "$OUT" >short.json
+expect_eq "$(jget short.json /error_code)" "corrupt" "a single bad file still gets its JSON object"
+expect_eq "$(jget short.json /path)" "short.bf" "the object names the bad file"
+expect_match "$ERR" "^bloomtool: short.bf: truncated" "and the error line on stderr"
 gate "good and bad files" 2 p1.bf flipped.bf p10.bf --json
 printf '%s\n' "$OUT" >mixed.json
 expect_eq "$(jget mixed.json /1/error_code)" "corrupt" "bad file reported in the array"

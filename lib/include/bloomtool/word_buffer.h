@@ -8,6 +8,15 @@
 
 namespace bloomtool {
 
+// Memory this process can still have without the kernel's OOM killer stepping in: MemAvailable
+// plus free swap, capped by RLIMIT_AS and RLIMIT_DATA; UINT64_MAX when it cannot be told.
+uint64_t available_memory_bytes() noexcept;
+
+// Throws kLimitExceeded, "<what> of <bytes> needs more memory than is available (<free>)", when
+// `bytes` exceed available_memory_bytes(): a size the machine cannot give fails before the
+// allocation instead of getting the process killed once the pages are touched.
+void check_memory_available(uint64_t bytes, const char* what);
+
 class WordBuffer {
  public:
   WordBuffer() = default;

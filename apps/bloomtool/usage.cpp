@@ -1,0 +1,152 @@
+// Usage rules shared by every subcommand: empty and blank option values are errors (an unset
+// variable in `--max-fpr "$LIMIT"` must fail, not disable the gate), and CLI11's parse errors are
+// rewritten into the tool's one-line "<option>: <reason>" form.
+#include "usage.h"
+
+#include <cctype>
+#include <regex>
+
+#include <fmt/format.h>
+
+namespace bloomtool::cli {
+
+namespace {
+
+bool blank(const std::string& s) {
+  return s.find_first_not_of(" \t\r\n\v\f") == std::string::npos;
+}
+
+// A space is a meaningful delimiter, so --delimiter only refuses an empty value.
+bool blank_allowed(const CLI::Option& opt) {
+  return opt.check_lname("delimiter");
+}
+
+CLI::Validator non_blank(bool allow_spaces) {
+  return CLI::Validator(
+      [allow_spaces](std::string& value) -> std::string {
+        if (value.empty()) return "empty value";
+        if (!allow_spaces && blank(value)) return "blank value";
+        return "";
+      },
+      "", "NONBLANK");
+}
+
+CLI::Validator thread_count() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        if (value.find_first_not_of("0123456789") != std::string::npos)
+          return fmt::format("'{}' is not a whole number of threads (0: all cores)", value);
+        const size_t digits = value.size() - std::min(value.find_first_not_of('0'), value.size());
+        if (digits > 5 || std::stoul(value) > kMaxThreads)
+          return fmt::format("'{}' is more than the {} threads allowed", value, kMaxThreads);
+        return "";
+      },
+      "", "THREADS");
+}
+
+std::string command_list(CLI::App& root) {
+  std::string out;
+  for (const CLI::App* sub : root.get_subcommands({})) {
+    if (!out.empty()) out += ", ";
+    out += sub->get_name();
+  }
+  return out;
+}
+
+// The first argument that names a subcommand, or empty.
+std::string command_of(CLI::App& root, const std::vector<std::string>& args) {
+  for (const std::string& a : args) {
+    for (const CLI::App* sub : root.get_subcommands({})) {
+      if (sub->get_name() == a) return a;
+    }
+  }
+  return {};
+}
+
+std::string reason_of(const CLI::ParseError& e, CLI::App& root,
+                      const std::vector<std::string>& args, const std::string& command) {
+  const std::string what = e.what();
+  std::smatch m;
+  if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) != nullptr) {
+    static const std::regex at_most(R"(^(\S+): At Most (\d+) required but received (\d+)$)");
+    static const std::regex at_least(R"(^(\S+): At least (\d+) required but received (\d+)$)");
+    static const std::regex missing(R"(^(\S+): (\d+) required (\S+) missing$)");
+    static const std::regex exactly(
+        R"(^Expected (exactly|at least) (\d+) arguments to (\S+), got (\d+)$)");
+    if (std::regex_match(what, m, at_most)) {
+      if (m[2] == "1")
+        return fmt::format("{}: given {} times; give it once", m[1].str(), m[3].str());
+      return fmt::format("{}: at most {} values, got {}", m[1].str(), m[2].str(), m[3].str());
+    }
+    if (std::regex_match(what, m, at_least))
+      return fmt::format("{}: needs at least {} values, got {}", m[1].str(), m[2].str(),
+                         m[3].str());
+    if (std::regex_match(what, m, missing)) return m[1].str() + ": needs a value";
+    if (std::regex_match(what, m, exactly))
+      return fmt::format("{}: needs {} {} values, got {}", m[3].str(), m[1].str(), m[2].str(),
+                         m[4].str());
+  } else if (dynamic_cast<const CLI::ConversionError*>(&e) != nullptr) {
+    static const std::regex convert(R"(^Could not convert: (\S+) = (.*)$)");
+    static const std::regex flag(
+        R"(^(\S+): (too many inputs for a flag|Should be true/false or a number)$)");
+    if (std::regex_match(what, m, convert))
+      return fmt::format("{}: '{}' is not a valid value", m[1].str(), m[2].str());
+    if (std::regex_match(what, m, flag)) return m[1].str() + ": is a flag and takes no value";
+  } else if (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr) {
+    static const std::regex required(R"(^(\S+) is required$)");
+    if (what == "A subcommand is required") {
+      if (!args.empty() && !args[0].empty() && args[0][0] != '-') {
+        return fmt::format("{}: unknown command (commands: {})", args[0], command_list(root));
+      }
+      return fmt::format("no command given (commands: {})", command_list(root));
+    }
+    if (std::regex_match(what, m, required)) {
+      std::string name = m[1].str();
+      if (name[0] == '-') return name + ": required";
+      for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      return name + ": argument required";
+    }
+  } else if (dynamic_cast<const CLI::ExcludesError*>(&e) != nullptr) {
+    static const std::regex excludes(R"(^(\S+) excludes (\S+)$)");
+    if (std::regex_match(what, m, excludes))
+      return fmt::format("{}: cannot be combined with {}", m[1].str(), m[2].str());
+  } else if (dynamic_cast<const CLI::RequiresError*>(&e) != nullptr) {
+    static const std::regex requires_(R"(^(\S+) requires (\S+)$)");
+    if (std::regex_match(what, m, requires_))
+      return fmt::format("{}: needs {} as well", m[1].str(), m[2].str());
+  } else if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
+    // CLI11 lists the unexpected arguments last to first.
+    static const std::regex extras(
+        R"(^The following arguments? (?:was|were) not expected: (?:.* )?(\S+)$)");
+    if (std::regex_match(what, m, extras)) {
+      const std::string arg = m[1].str();
+      if (command.empty() && !arg.empty() && arg[0] != '-')
+        return fmt::format("{}: unknown command (commands: {})", arg, command_list(root));
+      if (arg.size() > 1 && arg[0] == '-') return arg + ": unknown option";
+      return arg + ": unexpected argument";
+    }
+  }
+  return what;  // ValidationError and the rest are already "<option>: <reason>"
+}
+
+}  // namespace
+
+void add_value_checks(CLI::App& root) {
+  for (CLI::App* sub : root.get_subcommands({})) {
+    for (CLI::Option* opt : sub->get_options()) {
+      if (opt->get_type_size_max() == 0) continue;  // a flag
+      if (opt->get_name() == "--help" || opt->get_name() == "--help-all") continue;
+      opt->check(non_blank(blank_allowed(*opt)));
+      if (opt->check_lname("threads")) opt->check(thread_count());
+    }
+  }
+}
+
+std::string describe_usage_error(const CLI::ParseError& e, CLI::App& root,
+                                 const std::vector<std::string>& args) {
+  const std::string command = command_of(root, args);
+  const std::string reason = reason_of(e, root, args, command);
+  return fmt::format("{}; see 'bloomtool {}--help'", reason, command.empty() ? "" : command + " ");
+}
+
+}  // namespace bloomtool::cli
