@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# merge: shards merged equal one build (whole files, byte for byte), bloomtool-merge(1)'s shard recipe,
+# merge: shards merged equal one build (whole files, byte for byte), bloomtool-merge(1)'s recipe,
 # intersections, every compatibility mismatch, bad inputs, and peak memory.
 source "$(dirname "$0")/lib.sh"
 : "${CRAFT_FILTER:?CRAFT_FILTER must name the craft_filter test helper}"
