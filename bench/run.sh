@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The benchmark harness behind every performance figure in README.md.
+# The benchmark harness behind every performance figure in docs/PERFORMANCE.md and the README.
 #
 #   bench/run.sh            10M URL-like keys, 10M phone numbers, 1M non-members
 #   bench/run.sh --100m     also 100M URL-like keys (about 6 GiB of input)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# merge: shards merged equal one build (whole files, byte for byte), the README's shard recipe,
+# merge: shards merged equal one build (whole files, byte for byte), bloomtool-merge(1)'s recipe,
 # intersections, every compatibility mismatch, bad inputs, and peak memory.
 source "$(dirname "$0")/lib.sh"
 : "${CRAFT_FILTER:?CRAFT_FILTER must name the craft_filter test helper}"
@@ -56,7 +56,7 @@ for trial in $(seq 1 12); do
   fi
 done
 
-# --- The README's recipe, verbatim but for paths: split, build in parallel, merge.
+# --- bloomtool-merge(1)'s shard recipe, verbatim but for paths: split, build in parallel, merge.
 seq -f 'https://example.com/item/%g' 1 40000 >keys.txt
 "$BT" build -q -m 1MiB -k 7 -o whole.bf keys.txt
 split -n l/4 keys.txt part.
