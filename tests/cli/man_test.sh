@@ -48,6 +48,19 @@ for opt in --help --version; do
   grep -qF -- "$opt" <<<"$overview" || fail "bloomtool.1 does not mention $opt"
 done
 
+# One date and one version on every page, the version the binary reports.
+version=$("$BT" --version | head -1 | awk '{print $2}')
+mapfile -t th_lines < <(for page in "${pages[@]}"; do
+  sed -nE '1s/^\.TH [^ ]* [0-9] ([^ ]* "[^"]*").*/\1/p' "$page"
+done | sort -u)
+expect_eq "${#th_lines[@]}" "1" "every page has the same .TH date and version: ${th_lines[*]}"
+expect_match "${th_lines[0]:-}" "\"bloomtool $version\"" ".TH version is the binary's ($version)"
+# No option is described twice on a page (the same .TP item line twice).
+for page in "${pages[@]}"; do
+  dups=$(page_text "$page" | grep -A1 '^\.TP' | grep -E '^\.B[IR]? +-' | sort | uniq -d)
+  expect_eq "$dups" "" "options described twice in $(basename "$page")"
+done
+
 # Installed by cmake --install, found by man.
 build_dir=$(cd "$(dirname "$BT")/../.." && pwd)
 if [ -f "$build_dir/CMakeCache.txt" ]; then
