@@ -130,7 +130,7 @@ TEST_CASE("byte source: a plain file, whole and in small chunks", "[byte_source]
 
 TEST_CASE("byte source: empty and short files are plain", "[byte_source]") {
   TempDir dir;
-  for (const std::string content :
+  for (const std::string& content :
        {std::string(), std::string("\x28", 1), std::string("\x28\xB5", 2),
         std::string("\x28\xB5\x2F", 3), std::string("\x28\xB5\x2F\xFC", 4), std::string("abc")}) {
     CAPTURE(content.size());
@@ -226,16 +226,16 @@ TEST_CASE("byte source: corrupt zstd is an error naming the input and the offset
   // A reserved bit of the frame header descriptor.
   std::string reserved = compressed;
   reserved[4] = static_cast<char>(reserved[4] | 0x08);
-  for (const std::string* bytes : {&bad_checksum, &trailing, &reserved}) {
-    const std::string path = dir.write("bad.txt", *bytes);
+  for (const std::string& bytes : {bad_checksum, trailing, reserved}) {
+    const std::string path = dir.write("bad.txt", bytes);
     const Error e = error_of([&] { read_file_source(path, "bad.txt", 1 << 16); });
     CHECK(e.code() == ErrorCode::kBadInput);
     const std::string what = e.what();
     CAPTURE(what);
     CHECK(what.rfind("bad.txt: zstd: ", 0) == 0);
     // Small inputs are read whole before decoding: the offset is where the reading stopped.
-    CHECK_THAT(what, Catch::Matchers::EndsWith(" (compressed byte " +
-                                               std::to_string(bytes->size()) + ")"));
+    CHECK_THAT(
+        what, Catch::Matchers::EndsWith(" (compressed byte " + std::to_string(bytes.size()) + ")"));
   }
   // A frame demanding a window above 2^27 bytes is refused before any allocation of that size.
   const std::string wide = zstd_frame_window_28(binary_content(1000, 8));

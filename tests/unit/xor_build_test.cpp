@@ -174,8 +174,8 @@ TEST_CASE("xor build: an xor-layout set that needs a second seed, and the attemp
           "[xor][build]") {
   // Found by search: these 3,000 keys peel with the fourth seed of the xor layout, not before.
   const std::vector<uint64_t> keys = key_hashes("retry65:", 3000);
-  const XorBuildResult ok =
-      build_xor_filter(std::vector<uint64_t>(keys), options(XorLayout::kXor, 8));
+  std::vector<uint64_t> first = keys;
+  const XorBuildResult ok = build_xor_filter(first, options(XorLayout::kXor, 8));
   REQUIRE(ok.attempts == 4);
   CHECK(count_present(*ok.filter, keys) == keys.size());
   for (uint32_t limit = 1; limit < ok.attempts; ++limit) {
