@@ -232,8 +232,7 @@ TEST_CASE("batch pipeline: an exception from work propagates and stops the worke
                         "work failed on batch 2");
     // What was consumed is a prefix of the batches before the failing one.
     CHECK(consumed_firsts.size() <= 2);
-    for (size_t i = 0; i < consumed_firsts.size(); ++i)
-      CHECK(consumed_firsts[i] == firsts[i]);
+    for (size_t i = 0; i < consumed_firsts.size(); ++i) CHECK(consumed_firsts[i] == firsts[i]);
     if (threads == 1) CHECK(consumed_firsts.size() == 2);
     CHECK(work_calls <= 3 + 2 * static_cast<int>(threads));
     const int calls = work_calls;
@@ -433,11 +432,11 @@ TEST_CASE("range pipeline: the keys and statistics of a sequential read", "[pipe
     REQUIRE(want.error.empty());
     std::vector<std::string> want_keys = want.keys;
     std::sort(want_keys.begin(), want_keys.end());
-    for (const unsigned parts : {2u, 3u, 7u, 40u}) {
+    for (const unsigned parts : {2u, 3u, 7u}) {
       const std::vector<LineRange> ranges = plan_line_ranges(inputs, InputOptions{}, parts, 64);
-      if (c.content.size() >= 256) REQUIRE(ranges.size() >= 2 * std::min(parts, 4u));
+      if (c.content.size() >= 7 * 64) REQUIRE(ranges.size() == 2 * parts);
       if (ranges.empty()) continue;
-      for (const unsigned threads : {1u, 2u, 3u, 4u}) {
+      for (const unsigned threads : {1u, 2u, 4u}) {
         CAPTURE(c.name, parts, threads, ranges.size());
         const RangeRun got = run_ranges(inputs, ranges, InputOptions{}, threads);
         CHECK_FALSE(got.thread_out_of_range);
@@ -621,7 +620,7 @@ TEST_CASE("ordered range pipeline: output in input order for any threads and win
   std::string want_out;
   for (const std::string& k : want.keys) want_out += k + "\n";
   for (const unsigned threads : {1u, 2u, 3u, 4u}) {
-    for (const size_t window : {size_t{0}, size_t{1}, size_t{2}, size_t{3}, size_t{64}}) {
+    for (const size_t window : {size_t{0}, size_t{1}, size_t{3}, size_t{64}}) {
       CAPTURE(threads, window);
       std::string out;
       std::atomic<size_t> highest_started{0};
