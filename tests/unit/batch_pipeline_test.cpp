@@ -432,11 +432,11 @@ TEST_CASE("range pipeline: the keys and statistics of a sequential read", "[pipe
     REQUIRE(want.error.empty());
     std::vector<std::string> want_keys = want.keys;
     std::sort(want_keys.begin(), want_keys.end());
-    for (const unsigned parts : {2u, 3u, 7u}) {
+    for (const unsigned parts : {2u, 7u}) {
       const std::vector<LineRange> ranges = plan_line_ranges(inputs, InputOptions{}, parts, 64);
       if (c.content.size() >= 7 * 64) REQUIRE(ranges.size() == 2 * parts);
       if (ranges.empty()) continue;
-      for (const unsigned threads : {1u, 2u, 4u}) {
+      for (const unsigned threads : {1u, 3u}) {
         CAPTURE(c.name, parts, threads, ranges.size());
         const RangeRun got = run_ranges(inputs, ranges, InputOptions{}, threads);
         CHECK_FALSE(got.thread_out_of_range);
