@@ -260,7 +260,11 @@ InputStats run_range_pipeline(const std::vector<std::string>& inputs,
     }
   };
   std::vector<std::thread> pool;
-  const unsigned helpers = std::min<unsigned>(threads, static_cast<unsigned>(ranges.size())) - 1;
+  // The calling thread is one of them; no ranges (or no threads asked for) needs no helper.
+  const unsigned helpers =
+      ranges.empty()
+          ? 0
+          : std::min<unsigned>(std::max(threads, 1u), static_cast<unsigned>(ranges.size())) - 1;
   for (unsigned t = 1; t <= helpers; ++t) {
     try {
       pool.push_back(start_thread(
@@ -349,7 +353,8 @@ InputStats run_ordered_range_pipeline(
   InputStats total;
   std::exception_ptr input_error;
   try {
-    const unsigned workers = std::min<unsigned>(threads, static_cast<unsigned>(ranges.size()));
+    const unsigned workers =
+        std::min<unsigned>(std::max(threads, 1u), static_cast<unsigned>(ranges.size()));
     for (unsigned t = 0; t < workers; ++t)
       pool.push_back(start_thread([&worker, t] { worker(t); }, workers));
     for (size_t i = 0; i < ranges.size(); ++i) {

@@ -150,8 +150,12 @@ class ZstdSource final : public ByteSource {
     while (out.pos == 0) {
       if (in_.pos == in_.size) {
         if (inner_eof_) {
-          if (!frame_complete_)
-            throw Error(ErrorCode::kBadInput, name_ + ": truncated zstd stream");
+          if (!frame_complete_) {
+            throw Error(ErrorCode::kBadInput,
+                        name_ +
+                            ": truncated zstd stream (ends inside a frame, at compressed byte " +
+                            std::to_string(inner_->raw_bytes_read()) + ")");
+          }
           return 0;
         }
         const size_t r = inner_->read(in_buf_.data(), in_buf_.size());
