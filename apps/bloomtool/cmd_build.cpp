@@ -14,6 +14,7 @@
 #include "bloomtool/hash.h"
 #include "bloomtool/hash_sort.h"
 #include "bloomtool/model.h"
+#include "bloomtool/output_target.h"
 #include "bloomtool/stats.h"
 #include "bloomtool/units.h"
 #include "bloomtool/version.h"
@@ -109,7 +110,7 @@ int run_build(const BuildOptions& o) {
   const Plan plan = make_plan(o);
   const InputOptions input_options = o.input.options();
   const int64_t created = creation_time(o.created);
-  check_output_path(o.output);
+  check_output_path(o.output, o.input.inputs);
   const ShrinkLimits shrink_limits = o.guard.limits(o.output);
 
   KeyReader reader(o.input.inputs, input_options);
@@ -227,7 +228,7 @@ int run_build(const BuildOptions& o) {
     throw Error(ErrorCode::kLimitExceeded,
                 fmt::format("{}: about {} distinct keys, more than 20% over -n {}; nothing written "
                             "(raise -n, or pass --allow-overfill)",
-                            o.output, distinct, *plan.n));
+                            output_name(o.output), distinct, *plan.n));
   }
 
   check_shrink(shrink_limits, o.output, distinct);
@@ -277,9 +278,9 @@ int run_build(const BuildOptions& o) {
                "  bits per key    {:.2f}\n"
                "  model p         {:.6g} for {} distinct keys\n"
                "  file size       {} ({} bytes)\n",
-               o.output == "-" ? "<stdout>" : o.output, bloom_variant_name(plan.variant),
-               input_lines, in.keys, distinct, distinct_exact ? "exact" : "estimated from the fill",
-               h.m, format_bytes(h.m / 8), h.k, distinct ? m / n_model : 0.0,
+               output_name(o.output), bloom_variant_name(plan.variant), input_lines, in.keys,
+               distinct, distinct_exact ? "exact" : "estimated from the fill", h.m,
+               format_bytes(h.m / 8), h.k, distinct ? m / n_model : 0.0,
                model_fpr(plan.variant, m, n_model, k), distinct, format_bytes(file_bytes),
                file_bytes);
     if (!o.no_measure) {
