@@ -20,6 +20,7 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <type_traits>
 #include <utility>
 
 #include "bloomtool/atomic_file.h"
@@ -243,6 +244,8 @@ class MappedFile {
   uint64_t size_ = 0;
   std::vector<uint8_t> copy_;
 };
+
+static_assert(!std::is_copy_constructible_v<MappedFile> && std::is_move_constructible_v<MappedFile>);
 
 struct XxhStateFree {
   void operator()(XXH3_state_t* state) const noexcept { XXH3_freeState(state); }
