@@ -245,7 +245,8 @@ class MappedFile {
   std::vector<uint8_t> copy_;
 };
 
-static_assert(!std::is_copy_constructible_v<MappedFile> && std::is_move_constructible_v<MappedFile>);
+static_assert(!std::is_copy_constructible_v<MappedFile> &&
+              std::is_move_constructible_v<MappedFile>);
 
 struct XxhStateFree {
   void operator()(XXH3_state_t* state) const noexcept { XXH3_freeState(state); }
