@@ -202,10 +202,10 @@ ShrinkLimits ShrinkGuardArgs::limits(const std::string& output) const {
       throw Error(ErrorCode::kInvalidArgument,
                   "--max-shrink: compares with the file being replaced; not possible with -o -");
     }
-    if (resolve_output_target(output).kind == OutputKind::kStream) {
+    if (resolve_output_target(output).kind != OutputKind::kFile) {
       throw Error(ErrorCode::kInvalidArgument,
                   "--max-shrink: compares with the file being replaced; not possible when OUT (" +
-                      output + ") is a device or FIFO");
+                      output + ") is a device, FIFO or descriptor");
     }
     l.max_shrink = parse_fraction(max_shrink, "--max-shrink");
   }
@@ -319,14 +319,8 @@ void check_output_path(const std::string& path, const std::vector<std::string>& 
   if (path.empty()) throw Error(ErrorCode::kInvalidArgument, "-o: empty output path");
   const OutputTarget target = resolve_output_target(path);
   check_output_not_input(target, inputs, allow_in_place);
-  if (target.kind == OutputKind::kStdout) {
-    const int flags = ::fcntl(STDOUT_FILENO, F_GETFL);
-    if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY) {
-      throw Error(ErrorCode::kIOError, "<stdout>: standard output is closed");
-    }
-    return;
-  }
-  if (target.kind == OutputKind::kStream) return;
+  check_output_open(target);
+  if (target.kind != OutputKind::kFile) return;
   // The temp file goes next to the final target: its directory must exist and be writable.
   const std::string& final_path = target.final_path;
   const auto slash = final_path.rfind('/');

@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <string_view>
 
 #include "bloomtool/atomic_file.h"
 #include "bloomtool/error.h"
@@ -44,6 +45,19 @@ std::string follow_links(const std::string& path) {
   throw_io_error(path, ELOOP);
 }
 
+// The descriptor that "-" and the names of open descriptors stand for, else -1.
+int descriptor_of(const std::string& path) {
+  if (path == "-" || path == "/dev/stdout") return STDOUT_FILENO;
+  if (path == "/dev/stderr") return STDERR_FILENO;
+  for (const std::string_view prefix : {"/dev/fd/", "/proc/self/fd/"}) {
+    if (path.compare(0, prefix.size(), prefix) != 0 || path.size() == prefix.size()) continue;
+    const std::string digits = path.substr(prefix.size());
+    if (digits.size() > 6 || digits.find_first_not_of("0123456789") != std::string::npos) continue;
+    return std::stoi(digits);
+  }
+  return -1;
+}
+
 const char* kind_of(mode_t mode) {
   if (S_ISSOCK(mode)) return "a socket";
   if (S_ISBLK(mode)) return "a block device";
@@ -60,8 +74,9 @@ OutputTarget resolve_output_target(const std::string& path) {
   OutputTarget t;
   t.path = path;
   t.name = output_name(path);
-  if (path == "-") {
-    t.kind = OutputKind::kStdout;
+  if (const int fd = descriptor_of(path); fd >= 0) {
+    t.kind = OutputKind::kDescriptor;
+    t.fd = fd;
     return t;
   }
   if (path.empty()) throw Error(ErrorCode::kInvalidArgument, "empty output path");
@@ -99,9 +114,9 @@ OutputTarget resolve_output_target(const std::string& path) {
 void check_output_not_input(const OutputTarget& output, const std::vector<std::string>& inputs,
                             bool allow_in_place) {
   uint64_t dev = output.dev, ino = output.ino;
-  if (output.kind == OutputKind::kStdout) {
+  if (output.kind == OutputKind::kDescriptor) {
     struct stat st;
-    if (::fstat(STDOUT_FILENO, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode))) return;
+    if (::fstat(output.fd, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode))) return;
     dev = st.st_dev;
     ino = st.st_ino;
   } else {
@@ -119,13 +134,21 @@ void check_output_not_input(const OutputTarget& output, const std::vector<std::s
   }
 }
 
+void check_output_open(const OutputTarget& target) {
+  if (target.kind != OutputKind::kDescriptor) return;
+  // A descriptor the caller closed is occupied by /dev/null opened read-only (see main).
+  const int flags = ::fcntl(target.fd, F_GETFL);
+  if (flags >= 0 && (flags & O_ACCMODE) != O_RDONLY) return;
+  const std::string why = target.fd == STDOUT_FILENO   ? "standard output is closed"
+                          : target.fd == STDERR_FILENO ? "standard error is closed"
+                                                       : "descriptor is not open for writing";
+  throw Error(ErrorCode::kIOError, target.name + ": " + why);
+}
+
 void write_output_stream(const OutputTarget& target, std::span<const uint8_t> bytes) {
-  if (target.kind == OutputKind::kStdout) {
-    const int flags = ::fcntl(STDOUT_FILENO, F_GETFL);
-    if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY) {
-      throw Error(ErrorCode::kIOError, "<stdout>: standard output is closed");
-    }
-    write_all(STDOUT_FILENO, bytes, "<stdout>");
+  if (target.kind == OutputKind::kDescriptor) {
+    check_output_open(target);
+    write_all(target.fd, bytes, target.name);
     return;
   }
   // No O_TRUNC and no O_CREAT: should the path have become a regular file or vanished since it

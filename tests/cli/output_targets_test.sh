@@ -35,16 +35,21 @@ for w in "${writers[@]}"; do
   expect_rc 0 "$w -o /dev/null"
   CHECKS=$((CHECKS + 1))
   [ -c /dev/null ] || fail "$w -o /dev/null: /dev/null is no longer a character device"
-  # /dev/stdout leads to a regular file here: that file is replaced, through /proc/self/fd/1.
+  # /dev/stdout is the descriptor, written as it is: into a file, and appended to one.
   "writer_$w" /dev/stdout >"stdout-file-$w.bf"
   RC=$? ERR=""
   expect_rc 0 "$w -o /dev/stdout > file"
   expect_same_file "stdout-file-$w.bf" "$exp" "$w -o /dev/stdout into a file"
+  { echo header && "writer_$w" /dev/stdout && echo trailer; } >"bundle-$w"
+  { echo header && cat "$exp" && echo trailer; } >"bundle-expected-$w"
+  expect_same_file "bundle-$w" "bundle-expected-$w" "$w -o /dev/stdout within a redirection"
+  "writer_$w" /dev/fd/1 >"fd1-$w.bf"
+  expect_same_file "fd1-$w.bf" "$exp" "$w -o /dev/fd/1"
   "writer_$w" /dev/stdout | cat >"stdout-$w.bf"
   expect_same_file "stdout-$w.bf" "$exp" "$w -o /dev/stdout into a pipe"
   run "writer_$w" /dev/null --max-shrink 10%
   expect_rc 2 "$w -o /dev/null --max-shrink"
-  expect_match "$ERR" "max-shrink.*device or FIFO" "$w --max-shrink with a device"
+  expect_match "$ERR" "max-shrink.*device, FIFO" "$w --max-shrink with a device"
 
   # --- FIFO: a reader gets the whole filter; the FIFO stays a FIFO --------------------------
   rm -f fifo "fifo-$w.bf"
@@ -244,6 +249,13 @@ for cmd in "build -p 1%" "xor-build" "merge"; do
   expect_rc 2 "$cmd -o - with stdout closed"
   expect_one_error_line "$cmd -o - with stdout closed"
   expect_eq "$ERR" "bloomtool: <stdout>: standard output is closed" "$cmd closed stdout message"
+  # shellcheck disable=SC2086
+  "$BT" $cmd -q -o /dev/stdout "${ins[@]}" >&- 2>err
+  RC=$?
+  ERR=$(cat err)
+  expect_rc 2 "$cmd -o /dev/stdout with stdout closed"
+  expect_eq "$ERR" "bloomtool: /dev/stdout: standard output is closed" \
+    "$cmd -o /dev/stdout closed stdout message"
 done
 run "$BT" build -q -n 100 -o - keys
 expect_rc 2 "build -n 100 -o - (overfilled)"

@@ -155,7 +155,9 @@ TEST_CASE("output targets: kinds, and an input that is the output", "[atomic]") 
   fs::create_symlink("keys", dir / "link");
   fs::create_hard_link(keys, dir / "hard");
 
-  CHECK(resolve_output_target("-").kind == OutputKind::kStdout);
+  CHECK(resolve_output_target("-").kind == OutputKind::kDescriptor);
+  CHECK(resolve_output_target("/dev/stdout").fd == 1);
+  CHECK(resolve_output_target("/proc/self/fd/7").fd == 7);
   CHECK(resolve_output_target("/dev/null").kind == OutputKind::kStream);
   const OutputTarget link = resolve_output_target((dir / "link").string());
   CHECK(link.kind == OutputKind::kFile);

@@ -11,9 +11,9 @@
 namespace bloomtool {
 
 enum class OutputKind {
-  kStdout,  // "-": standard output, written as a stream
-  kFile,    // a regular file, or nothing yet: replaced or created atomically at final_path
-  kStream,  // a character device or FIFO, opened and written in place (not atomic)
+  kDescriptor,  // "-" (standard output), /dev/stdout, /dev/fd/N...: written as a stream to fd
+  kFile,        // a regular file, or nothing yet: replaced or created atomically at final_path
+  kStream,      // a character device or FIFO, opened and written in place (not atomic)
 };
 
 struct OutputTarget {
@@ -24,12 +24,14 @@ struct OutputTarget {
   bool exists = false;     // final target exists (kFile, kStream)
   uint64_t dev = 0, ino = 0;
   uint32_t mode = 0;  // st_mode of the final target, when it exists
+  int fd = -1;        // kDescriptor: the descriptor written to
 };
 
-// Resolves `path` ("-" is standard output). Follows symbolic links (at most 40); a dangling link
-// resolves to the path it points at, which is then created. Throws kIOError naming `path` for a
-// directory (EISDIR), a symlink loop (ELOOP), and kInvalidArgument for a socket, block device or
-// other file that is neither regular, a character device nor a FIFO.
+// Resolves `path`. "-", /dev/stdout, /dev/stderr, /dev/fd/N and /proc/self/fd/N name an open
+// descriptor, written to as it is (an append stays an append). Otherwise follows symbolic links (at
+// most 40); a dangling link resolves to the path it points at, which is then created. Throws
+// kIOError naming `path` for a directory (EISDIR), a symlink loop (ELOOP), and kInvalidArgument for
+// a socket, block device or other file that is neither regular, a character device nor a FIFO.
 OutputTarget resolve_output_target(const std::string& path);
 
 // Throws kInvalidArgument "<input>: is both an input and the output; nothing written" when one of
@@ -39,7 +41,11 @@ OutputTarget resolve_output_target(const std::string& path);
 void check_output_not_input(const OutputTarget& output, const std::vector<std::string>& inputs,
                             bool allow_in_place = false);
 
-// Writes `bytes` to a kStdout or kStream target (opened without O_CREAT or O_TRUNC). Throws
+// Throws kIOError "<stdout>: standard output is closed" (or names the descriptor) when a
+// kDescriptor target is not open for writing; other targets always pass.
+void check_output_open(const OutputTarget& target);
+
+// Writes `bytes` to a kDescriptor or kStream target (opened without O_CREAT or O_TRUNC). Throws
 // kIOError naming the target; a closed standard output is "<stdout>: standard output is closed".
 void write_output_stream(const OutputTarget& target, std::span<const uint8_t> bytes);
 
