@@ -278,9 +278,9 @@ int run_build(const BuildOptions& o) {
                "  bits per key    {:.2f}\n"
                "  model p         {:.6g} for {} distinct keys\n"
                "  file size       {} ({} bytes)\n",
-               output_name(o.output), bloom_variant_name(plan.variant), input_lines, in.keys,
-               distinct, distinct_exact ? "exact" : "estimated from the fill", h.m,
-               format_bytes(h.m / 8), h.k, distinct ? m / n_model : 0.0,
+               o.output == "-" ? "<stdout>" : o.output, bloom_variant_name(plan.variant),
+               input_lines, in.keys, distinct, distinct_exact ? "exact" : "estimated from the fill",
+               h.m, format_bytes(h.m / 8), h.k, distinct ? m / n_model : 0.0,
                model_fpr(plan.variant, m, n_model, k), distinct, format_bytes(file_bytes),
                file_bytes);
     if (!o.no_measure) {

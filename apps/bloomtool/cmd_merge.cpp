@@ -6,7 +6,6 @@
 #include "bloomtool/bloom.h"
 #include "bloomtool/error.h"
 #include "bloomtool/merge.h"
-#include "bloomtool/output_target.h"
 #include "bloomtool/units.h"
 #include "bloomtool/version.h"
 #include "common.h"
@@ -55,9 +54,9 @@ int run_merge(const MergeOptions& o) {
                "  distinct keys   {} (estimated from the fill{})\n"
                "  fill p          {:.6g} (false-positive rate of these bits)\n"
                "  file size       {} ({} bytes)\n",
-               output_name(o.output), uni ? "union" : "intersection", o.filters.size(),
-               bloom_variant_name(static_cast<BloomVariant>(h.variant)), h.m, format_bytes(h.m / 8),
-               h.k, merged.set_bits,
+               o.output == "-" ? "<stdout>" : o.output, uni ? "union" : "intersection",
+               o.filters.size(), bloom_variant_name(static_cast<BloomVariant>(h.variant)), h.m,
+               format_bytes(h.m / 8), h.k, merged.set_bits,
                100.0 * static_cast<double>(merged.set_bits) / static_cast<double>(h.m),
                h.lines_read, h.keys_added,
                uni ? "sum over the inputs: an upper bound" : "the smallest input's: an upper bound",
