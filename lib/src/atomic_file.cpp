@@ -98,12 +98,13 @@ void remove_stale_temps(const std::string& path) {
 // Gives the temp file the owner, group and permission bits of the file it replaces. Owner and
 // group are kept where the writer may set them (root; or a group the writer belongs to); a
 // set-user-ID or set-group-ID bit is kept only with the owner or group it belongs to.
-void keep_owner_and_mode(int fd, const struct stat& old, const std::string& what) {
-  mode_t mode = old.st_mode & 07777;
-  if (::fchown(fd, old.st_uid, old.st_gid) != 0) {
+void keep_owner_and_mode(int fd, uint32_t old_mode, uint32_t uid, uint32_t gid,
+                         const std::string& what) {
+  mode_t mode = old_mode & 07777;
+  if (::fchown(fd, uid, gid) != 0) {
     if (errno != EPERM && errno != EINVAL) throw_io_error(what, errno);
-    if (old.st_uid != ::geteuid()) mode &= ~mode_t{S_ISUID};
-    if (::fchown(fd, static_cast<uid_t>(-1), old.st_gid) != 0) {
+    if (uid != ::geteuid()) mode &= ~mode_t{S_ISUID};
+    if (::fchown(fd, static_cast<uid_t>(-1), gid) != 0) {
       if (errno != EPERM && errno != EINVAL) throw_io_error(what, errno);
       mode &= ~mode_t{S_ISGID};
     }
@@ -166,7 +167,12 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
   if (fd_ >= 0) temp_path_ = std::move(names[chosen]);
   if (fd_ < 0) throw_io_error(path_, open_errno);
-  if (replacing) keep_owner_and_mode(fd_, old_st, path_);  // on failure the destructor cleans up
+  if (replacing) {
+    keep_attributes_ = true;
+    old_mode_ = old_st.st_mode;
+    old_uid_ = old_st.st_uid;
+    old_gid_ = old_st.st_gid;
+  }
 }
 
 AtomicFile::~AtomicFile() {
@@ -193,6 +199,8 @@ void AtomicFile::pwrite(std::span<const uint8_t> bytes, uint64_t offset) {
 }
 
 void AtomicFile::commit() {
+  // After the last write: a write by a process without CAP_FSETID clears set-ID bits.
+  if (keep_attributes_) keep_owner_and_mode(fd_, old_mode_, old_uid_, old_gid_, path_);
   if (::fsync(fd_) != 0) throw_io_error(path_, errno);
   if (::close(fd_) != 0) {
     fd_ = -1;

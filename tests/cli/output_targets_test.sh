@@ -239,6 +239,29 @@ for w in "${writers[@]}"; do
 done
 [ -n "$group" ] || echo "output targets: group case ran without a group change (no usable group)"
 
+# A writer that is not root keeps what it may: its own group and the set-group-ID bit go when the
+# old group is one it does not belong to; a group of its own and a set-user-ID bit of its own stay.
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && getent group daemon >/dev/null &&
+  getent passwd nobody >/dev/null; then
+  chmod 711 "$WORK"
+  mkdir np
+  cp keys old.bf np/
+  chown -R nobody:nogroup np
+  as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups -- "$@"; }
+  cp old.bf np/foreign.bf && chown nobody:daemon np/foreign.bf && chmod 2664 np/foreign.bf
+  cp old.bf np/own.bf && chown nobody:nogroup np/own.bf && chmod 4640 np/own.bf
+  run as_nobody "$BT" build -q -p 1% -o np/foreign.bf np/keys
+  expect_rc 0 "non-root rebuild of a file of a foreign group"
+  expect_eq "$(stat -c '%a %U %G' np/foreign.bf)" "664 nobody nogroup" \
+    "non-root: foreign group and its set-group-ID bit dropped, mode kept"
+  run as_nobody "$BT" xor-build -q -o np/own.bf np/keys
+  expect_rc 0 "non-root rebuild of its own file"
+  expect_eq "$(stat -c '%a %U %G' np/own.bf)" "4640 nobody nogroup" \
+    "non-root: own owner, group and set-user-ID bit kept"
+else
+  echo "output targets: SKIPPED the non-root case (needs root, setpriv, users nobody and daemon)"
+fi
+
 # --- Standard output: closed, and its name in messages ---------------------------------------
 for cmd in "build -p 1%" "xor-build" "merge"; do
   if [ "$cmd" = merge ]; then ins=(shard1.bf shard2.bf); else ins=(keys); fi

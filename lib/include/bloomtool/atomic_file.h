@@ -32,6 +32,8 @@ class AtomicFile {
   std::string temp_path_;
   int fd_ = -1;
   bool committed_ = false;
+  bool keep_attributes_ = false;  // replacing a file: its mode, owner and group carry over
+  uint32_t old_mode_ = 0, old_uid_ = 0, old_gid_ = 0;
 };
 
 // Writes all bytes to a file descriptor, retrying on EINTR and short writes. Throws kIOError
