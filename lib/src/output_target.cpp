@@ -39,6 +39,7 @@ std::string follow_links(const std::string& path) {
     std::string target(PATH_MAX, '\0');
     const ssize_t n = ::readlink(p.c_str(), target.data(), target.size());
     if (n < 0) throw_io_error(path, errno);
+    if (static_cast<size_t>(n) >= target.size()) throw_io_error(path, ENAMETOOLONG);
     target.resize(static_cast<size_t>(n));
     p = target.front() == '/' ? target : dir_part(p) + target;
   }
