@@ -14,6 +14,7 @@
 #include "bloomtool/hash.h"
 #include "bloomtool/hash_sort.h"
 #include "bloomtool/model.h"
+#include "bloomtool/output_target.h"
 #include "bloomtool/stats.h"
 #include "bloomtool/units.h"
 #include "bloomtool/version.h"
@@ -123,7 +124,7 @@ int run_build(const BuildOptions& o) {
   const Plan plan = make_plan(o);
   const InputOptions input_options = o.input.options();
   const int64_t created = creation_time(o.created);
-  check_output_path(o.output);
+  check_output_path(o.output, o.input.inputs);
   const ShrinkLimits shrink_limits = o.guard.limits(o.output);
 
   KeyReader reader(o.input.inputs, input_options);
@@ -241,7 +242,7 @@ int run_build(const BuildOptions& o) {
     throw Error(ErrorCode::kLimitExceeded,
                 fmt::format("{}: about {} distinct keys, more than 20% over -n {}; nothing written "
                             "(raise -n, or pass --allow-overfill)",
-                            o.output, distinct, *plan.n));
+                            output_name(o.output), distinct, *plan.n));
   }
 
   check_shrink(shrink_limits, o.output, distinct);

@@ -29,7 +29,7 @@ int run_merge(const MergeOptions& o) {
     throw Error(ErrorCode::kInvalidArgument, "merge: give at least two filter files");
   }
   const int64_t created = creation_time(o.created);
-  check_output_path(o.output);
+  check_output_path(o.output, o.filters, /*allow_in_place=*/true);
   const ShrinkLimits shrink_limits = o.guard.limits(o.output);
   const MergeOp op = o.intersect ? MergeOp::kIntersect : MergeOp::kUnion;
 

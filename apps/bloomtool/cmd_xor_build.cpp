@@ -12,6 +12,7 @@
 #include "bloomtool/filter_file.h"
 #include "bloomtool/hash.h"
 #include "bloomtool/model.h"
+#include "bloomtool/output_target.h"
 #include "bloomtool/stats.h"
 #include "bloomtool/units.h"
 #include "bloomtool/version.h"
@@ -64,9 +65,9 @@ int run_xor_build(const XorBuildCliOptions& o) {
   const XorBuildOptions options = parse_options(o);
   const InputOptions input_options = o.input.options();
   const int64_t created = creation_time(o.created);
-  check_output_path(o.output);
+  check_output_path(o.output, o.input.inputs);
   const ShrinkLimits shrink_limits = o.guard.limits(o.output);
-  const std::string out_name = o.output == "-" ? "<stdout>" : o.output;
+  const std::string out_name = output_name(o.output);
 
   KeyReader reader(o.input.inputs, input_options);
   const bool show_progress = want_progress(o.input.progress, o.quiet, false);

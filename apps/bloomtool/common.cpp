@@ -14,6 +14,7 @@
 
 #include "bloomtool/error.h"
 #include "bloomtool/filter_file.h"
+#include "bloomtool/output_target.h"
 #include "bloomtool/units.h"
 
 namespace bloomtool::cli {
@@ -197,13 +198,18 @@ ShrinkLimits ShrinkGuardArgs::limits(const std::string& output) const {
       throw Error(ErrorCode::kInvalidArgument,
                   "--max-shrink: compares with the file being replaced; not possible with -o -");
     }
+    if (resolve_output_target(output).kind != OutputKind::kFile) {
+      throw Error(ErrorCode::kInvalidArgument,
+                  "--max-shrink: compares with the file being replaced; not possible when OUT (" +
+                      output + ") is a device, FIFO or descriptor");
+    }
     l.max_shrink = parse_fraction(max_shrink, "--max-shrink");
   }
   return l;
 }
 
 void check_shrink(const ShrinkLimits& limits, const std::string& output, uint64_t distinct) {
-  const std::string name = output == "-" ? "<stdout>" : output;
+  const std::string name = output_name(output);
   if (distinct < limits.min_keys) {
     throw Error(ErrorCode::kLimitExceeded,
                 fmt::format("{}: {} distinct keys, fewer than --min-keys {}; nothing written", name,
@@ -304,17 +310,25 @@ int64_t creation_time(const std::string& created_option) {
   return static_cast<int64_t>(std::time(nullptr));
 }
 
-void check_output_path(const std::string& path) {
-  if (path == "-") return;
+void check_output_path(const std::string& path, const std::vector<std::string>& inputs,
+                       bool allow_in_place) {
   if (path.empty()) throw Error(ErrorCode::kInvalidArgument, "-o: empty output path");
+  const OutputTarget target = resolve_output_target(path);
+  check_output_not_input(target, inputs, allow_in_place);
+  check_output_open(target);
+  if (target.kind != OutputKind::kFile) return;
+  // The temp file goes next to the final target: its directory must exist and be writable.
+  const std::string& final_path = target.final_path;
+  const auto slash = final_path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "."
+                          : slash == 0               ? "/"
+                                                     : final_path.substr(0, slash);
+  const std::string what =
+      final_path == path ? path : path + ": symbolic link to '" + final_path + "'";
   struct stat st;
-  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) throw_io_error(path, EISDIR);
-  const auto slash = path.rfind('/');
-  const std::string dir =
-      slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
-  if (::stat(dir.c_str(), &st) != 0) throw_io_error(path, errno);
-  if (!S_ISDIR(st.st_mode)) throw_io_error(path, ENOTDIR);
-  if (::access(dir.c_str(), W_OK) != 0) throw_io_error(path, errno);
+  if (::stat(dir.c_str(), &st) != 0) throw_io_error(what, errno);
+  if (!S_ISDIR(st.st_mode)) throw_io_error(what, ENOTDIR);
+  if (::access(dir.c_str(), W_OK) != 0) throw_io_error(what, errno);
 }
 
 }  // namespace bloomtool::cli

@@ -127,8 +127,11 @@ void warn(std::string_view message) noexcept;
 // Creation time for new files: --created, else SOURCE_DATE_EPOCH, else now.
 int64_t creation_time(const std::string& created_option);
 
-// Fails early (kIOError naming the path) when `path` cannot be created: missing or unwritable
-// directory, or a directory in its place. "-" (stdout) always passes.
-void check_output_path(const std::string& path);
+// Fails early, before any input is read, when OUT cannot be written: a missing or unwritable
+// directory for the final target of its symbolic links, a directory, socket or block device in
+// its place, a closed stdout for "-", or OUT being one of `inputs` (none: stdin) — allowed for a
+// regular file with `allow_in_place` (merge -o a.bf a.bf b.bf).
+void check_output_path(const std::string& path, const std::vector<std::string>& inputs,
+                       bool allow_in_place = false);
 
 }  // namespace bloomtool::cli

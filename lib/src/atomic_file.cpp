@@ -2,6 +2,8 @@
 // rename, fsync of the directory. A process killed part-way leaves only its temp file behind;
 // the next successful commit to the same target removes temp files whose writer is gone.
 // The name of the live temp file is kept in a fixed buffer so a signal handler can unlink it.
+// Symbolic links are followed to the final target, which alone is replaced, in its own directory;
+// the temp file takes the replaced file's mode, owner and group before the rename.
 #include "bloomtool/atomic_file.h"
 
 #include <dirent.h>
@@ -20,6 +22,7 @@
 #include <vector>
 
 #include "bloomtool/error.h"
+#include "bloomtool/output_target.h"
 
 namespace bloomtool {
 
@@ -92,6 +95,23 @@ void remove_stale_temps(const std::string& path) {
   ::closedir(d);
 }
 
+// Gives the temp file the owner, group and permission bits of the file it replaces. Owner and
+// group are kept where the writer may set them (root; or a group the writer belongs to); a
+// set-user-ID or set-group-ID bit is kept only with the owner or group it belongs to.
+void keep_owner_and_mode(int fd, uint32_t old_mode, uint32_t uid, uint32_t gid,
+                         const std::string& what) {
+  mode_t mode = old_mode & 07777;
+  if (::fchown(fd, uid, gid) != 0) {
+    if (errno != EPERM && errno != EINVAL) throw_io_error(what, errno);
+    if (uid != ::geteuid()) mode &= ~mode_t{S_ISUID};
+    if (::fchown(fd, static_cast<uid_t>(-1), gid) != 0) {
+      if (errno != EPERM && errno != EINVAL) throw_io_error(what, errno);
+      mode &= ~mode_t{S_ISGID};
+    }
+  }
+  if (::fchmod(fd, mode) != 0) throw_io_error(what, errno);
+}
+
 }  // namespace
 
 void remove_pending_temp_file() noexcept {
@@ -114,13 +134,19 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
   if (path_.empty() || path_.back() == '/') {
     throw Error(ErrorCode::kInvalidArgument, "'" + path_ + "': output path names a directory");
   }
-  struct stat st;
-  if (::stat(path_.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) throw_io_error(path_, EISDIR);
+  const OutputTarget target = resolve_output_target(path_);
+  if (target.kind != OutputKind::kFile) {
+    throw Error(ErrorCode::kInvalidArgument,
+                path_ + ": not a regular file; it cannot be replaced atomically");
+  }
+  target_ = target.final_path;
+  struct stat old_st;
+  const bool replacing = target.exists && ::stat(target_.c_str(), &old_st) == 0;
   std::random_device rd;
   std::vector<std::string> names;
   for (int attempt = 0; attempt < 16; ++attempt) {
-    names.push_back(dir_of(path_) + "/" + temp_prefix(path_) + std::to_string(::getpid()) + "." +
-                    std::to_string(rd() % 1000000));
+    names.push_back(dir_of(target_) + "/" + temp_prefix(target_) + std::to_string(::getpid()) +
+                    "." + std::to_string(rd() % 1000000));
   }
   // Termination signals wait while the temp file exists but is not yet registered for the
   // handler (remove_pending_temp_file), so that a SIGTERM in between cannot leave it behind.
@@ -131,7 +157,7 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
   pthread_sigmask(SIG_BLOCK, &block, &old);
   size_t chosen = 0;
   for (; chosen < names.size(); ++chosen) {
-    fd_ = ::open(names[chosen].c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    fd_ = ::open(names[chosen].c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd_ >= 0 || errno != EEXIST) break;
   }
   const int open_errno = errno;
@@ -141,6 +167,12 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
   if (fd_ >= 0) temp_path_ = std::move(names[chosen]);
   if (fd_ < 0) throw_io_error(path_, open_errno);
+  if (replacing) {
+    keep_attributes_ = true;
+    old_mode_ = old_st.st_mode;
+    old_uid_ = old_st.st_uid;
+    old_gid_ = old_st.st_gid;
+  }
 }
 
 AtomicFile::~AtomicFile() {
@@ -167,17 +199,25 @@ void AtomicFile::pwrite(std::span<const uint8_t> bytes, uint64_t offset) {
 }
 
 void AtomicFile::commit() {
+  // After the last write: a write by a process without CAP_FSETID clears set-ID bits.
+  if (keep_attributes_) keep_owner_and_mode(fd_, old_mode_, old_uid_, old_gid_, path_);
   if (::fsync(fd_) != 0) throw_io_error(path_, errno);
   if (::close(fd_) != 0) {
     fd_ = -1;
     throw_io_error(path_, errno);
   }
   fd_ = -1;
-  if (::rename(temp_path_.c_str(), path_.c_str()) != 0) throw_io_error(path_, errno);
+  // Never rename over something that is not a regular file, should one have appeared meanwhile.
+  struct stat st;
+  if (::lstat(target_.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    throw Error(ErrorCode::kIOError,
+                path_ + ": is no longer a regular file; not replaced, nothing written");
+  }
+  if (::rename(temp_path_.c_str(), target_.c_str()) != 0) throw_io_error(path_, errno);
   committed_ = true;
   g_pending_temp[0] = '\0';
-  fsync_dir(dir_of(path_));
-  remove_stale_temps(path_);
+  fsync_dir(dir_of(target_));
+  remove_stale_temps(target_);
 }
 
 }  // namespace bloomtool

@@ -2,8 +2,9 @@
 // checks magic, header length and header checksum before reading any field, every declared size
 // against the file length and sane limits before allocating, and the payload checksum before
 // decompressing. The writer streams the zstd payload into an AtomicFile and patches the header in
-// place, so memory stays near the size of one filter; for_each_payload_chunk streams a payload the
-// other way, a window at a time, for merge.
+// place, so memory stays near the size of one filter (standard output, character devices and
+// FIFOs get the whole image encoded in memory and written as a stream); for_each_payload_chunk
+// streams a payload the other way, a window at a time, for merge.
 #include "bloomtool/filter_file.h"
 
 #include <fcntl.h>
@@ -18,10 +19,14 @@
 #include <cerrno>
 #include <cstring>
 #include <memory>
+#include <new>
+#include <type_traits>
+#include <utility>
 
 #include "bloomtool/atomic_file.h"
 #include "bloomtool/error.h"
 #include "bloomtool/model.h"
+#include "bloomtool/output_target.h"
 #include "byte_order.h"
 
 namespace bloomtool {
@@ -149,9 +154,50 @@ void check_payload_shape(const FilterHeader& h) {
   }
 }
 
+// A file's bytes, mapped (regular files) or read whole (pipes, devices). Owns its descriptor and
+// mapping: movable, not copyable.
 class MappedFile {
  public:
-  MappedFile(const std::string& path) {
+  explicit MappedFile(const std::string& path) {
+    try {
+      open_and_map(path);
+    } catch (...) {
+      close_all();
+      throw;
+    }
+  }
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  MappedFile(MappedFile&& other) noexcept
+      : fd_(std::exchange(other.fd_, -1)),
+        map_(std::exchange(other.map_, nullptr)),
+        size_(std::exchange(other.size_, 0)),
+        copy_(std::move(other.copy_)) {}
+  MappedFile& operator=(MappedFile&& other) noexcept {
+    if (this != &other) {
+      close_all();
+      fd_ = std::exchange(other.fd_, -1);
+      map_ = std::exchange(other.map_, nullptr);
+      size_ = std::exchange(other.size_, 0);
+      copy_ = std::move(other.copy_);
+      other.copy_.clear();
+    }
+    return *this;
+  }
+  ~MappedFile() { close_all(); }
+  std::span<const uint8_t> bytes() const { return {map_, static_cast<size_t>(size_)}; }
+
+  // Drops the pages wholly before `end` that lie at or after `begin` from this process's memory
+  // (they stay in the page cache and fault back in if read again). A no-op for a pipe's copy.
+  void release(uint64_t begin, uint64_t end) const {
+    if (!copy_.empty() || map_ == nullptr) return;
+    const auto page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+    const uint64_t from = begin / page * page, to = end / page * page;
+    if (to > from) madvise(const_cast<uint8_t*>(map_) + from, to - from, MADV_DONTNEED);
+  }
+
+ private:
+  void open_and_map(const std::string& path) {
     fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd_ < 0) throw_io_error(path, errno);
     struct stat st;
@@ -186,27 +232,34 @@ class MappedFile {
       map_ = copy_.data();
     }
   }
-  ~MappedFile() {
+  void close_all() noexcept {
     if (map_ != nullptr && copy_.empty() && size_ != 0) munmap(const_cast<uint8_t*>(map_), size_);
+    map_ = nullptr;
     if (fd_ >= 0) ::close(fd_);
-  }
-  std::span<const uint8_t> bytes() const { return {map_, static_cast<size_t>(size_)}; }
-
-  // Drops the pages wholly before `end` that lie at or after `begin` from this process's memory
-  // (they stay in the page cache and fault back in if read again). A no-op for a pipe's copy.
-  void release(uint64_t begin, uint64_t end) const {
-    if (!copy_.empty() || map_ == nullptr) return;
-    const auto page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
-    const uint64_t from = begin / page * page, to = end / page * page;
-    if (to > from) madvise(const_cast<uint8_t*>(map_) + from, to - from, MADV_DONTNEED);
+    fd_ = -1;
   }
 
- private:
   int fd_ = -1;
   const uint8_t* map_ = nullptr;
   uint64_t size_ = 0;
   std::vector<uint8_t> copy_;
 };
+
+static_assert(!std::is_copy_constructible_v<MappedFile> &&
+              std::is_move_constructible_v<MappedFile>);
+
+struct XxhStateFree {
+  void operator()(XXH3_state_t* state) const noexcept { XXH3_freeState(state); }
+};
+using XxhState = std::unique_ptr<XXH3_state_t, XxhStateFree>;
+
+// A fresh XXH3-64 streaming state, freed however the caller's scope ends.
+XxhState make_xxh_state() {
+  XxhState state(XXH3_createState());
+  if (!state) throw std::bad_alloc();
+  XXH3_64bits_reset(state.get());
+  return state;
+}
 
 uint64_t physical_memory_bytes() {
   const long pages = sysconf(_SC_PHYS_PAGES);
@@ -471,9 +524,7 @@ void for_each_payload_chunk(const std::string& path, const FilterHeader& expecte
     throw Error(ErrorCode::kIOError, path + ": the file changed while it was being read");
   const auto stored = bytes.subspan(h.header_bytes, h.payload_stored_bytes);
 
-  std::unique_ptr<XXH3_state_t, XXH_errorcode (*)(XXH3_state_t*)> state(XXH3_createState(),
-                                                                        XXH3_freeState);
-  XXH3_64bits_reset(state.get());
+  const XxhState state = make_xxh_state();
   for (uint64_t at = 0; at < stored.size(); at += kStep) {
     const uint64_t n = std::min<uint64_t>(kStep, stored.size() - at);
     XXH3_64bits_update(state.get(), stored.data() + at, n);
@@ -507,14 +558,12 @@ std::vector<uint8_t> encode_filter_file(FilterHeader& header, std::span<const ui
   header.payload_raw_bytes = raw_bytes;
   check_payload_shape(header);
   std::vector<uint8_t> payload;
-  XXH3_state_t* state = XXH3_createState();
-  XXH3_64bits_reset(state);
+  const XxhState state = make_xxh_state();
   compress_payload(words, raw_bytes, [&](std::span<const uint8_t> chunk) {
-    XXH3_64bits_update(state, chunk.data(), chunk.size());
+    XXH3_64bits_update(state.get(), chunk.data(), chunk.size());
     payload.insert(payload.end(), chunk.begin(), chunk.end());
   });
-  header.payload_checksum = XXH3_64bits_digest(state);
-  XXH3_freeState(state);
+  header.payload_checksum = XXH3_64bits_digest(state.get());
   header.codec = PayloadCodec::kZstd;
   header.payload_stored_bytes = payload.size();
   std::vector<uint8_t> out = serialize_header(header);
@@ -524,9 +573,10 @@ std::vector<uint8_t> encode_filter_file(FilterHeader& header, std::span<const ui
 
 uint64_t write_filter_file(const std::string& path, FilterHeader& header,
                            std::span<const uint64_t> words, uint64_t raw_bytes) {
-  if (path == "-") {
+  const OutputTarget target = resolve_output_target(path);
+  if (target.kind != OutputKind::kFile) {  // stdout, a character device or a FIFO: a stream
     const std::vector<uint8_t> image = encode_filter_file(header, words, raw_bytes);
-    write_all(STDOUT_FILENO, image, "<stdout>");
+    write_output_stream(target, image);
     return image.size();
   }
   header.payload_raw_bytes = raw_bytes;
@@ -537,9 +587,7 @@ uint64_t write_filter_file(const std::string& path, FilterHeader& header,
   std::vector<uint8_t> head = serialize_header(header);
   file.write(head);
   uint64_t stored = 0;
-  std::unique_ptr<XXH3_state_t, XXH_errorcode (*)(XXH3_state_t*)> state(XXH3_createState(),
-                                                                        XXH3_freeState);
-  XXH3_64bits_reset(state.get());
+  const XxhState state = make_xxh_state();
   std::vector<uint8_t> pending;
   compress_payload(words, raw_bytes, [&](std::span<const uint8_t> chunk) {
     XXH3_64bits_update(state.get(), chunk.data(), chunk.size());

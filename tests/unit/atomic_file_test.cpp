@@ -1,6 +1,9 @@
 // AtomicFile: the target changes only at commit(), and a commit removes the temp files of writers
-// that died (killed, or zombies nobody reaped) but never those of writers still running.
+// that died (killed, or zombies nobody reaped) but never those of writers still running. It
+// replaces the final target of symbolic links and keeps its mode; output targets are resolved by
+// kind, and an output that is also an input is caught by device and inode.
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,6 +14,8 @@
 #include <string>
 
 #include "bloomtool/atomic_file.h"
+#include "bloomtool/error.h"
+#include "bloomtool/output_target.h"
 
 using namespace bloomtool;
 namespace fs = std::filesystem;
@@ -99,5 +104,74 @@ TEST_CASE("commit replaces the target and sweeps temp files of dead writers only
   g.write(bytes);
   g.commit();
   CHECK(temp_files(dir) == 0);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("commit follows symbolic links and keeps the replaced file's mode", "[atomic]") {
+  char tmpl[] = "/tmp/bloomtool-atomic-XXXXXX";
+  REQUIRE(mkdtemp(tmpl) != nullptr);
+  const fs::path dir(tmpl);
+  fs::create_directory(dir / "sub");
+  std::ofstream(dir / "sub" / "out") << "old";
+  REQUIRE(chmod((dir / "sub" / "out").c_str(), 0640) == 0);
+  fs::create_symlink("sub/out", dir / "link");
+  const uint8_t bytes[3] = {'n', 'e', 'w'};
+  {
+    AtomicFile f((dir / "link").string());
+    CHECK(fs::path(f.temp_path()).parent_path() == dir / "sub");  // next to the final target
+    f.write(bytes);
+    f.commit();
+  }
+  CHECK(fs::is_symlink(dir / "link"));
+  CHECK(fs::file_size(dir / "sub" / "out") == 3);
+  struct stat st;
+  REQUIRE(stat((dir / "sub" / "out").c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 0640);
+
+  // A dangling link: its target is created.
+  fs::create_symlink("sub/new", dir / "dangling");
+  {
+    AtomicFile f((dir / "dangling").string());
+    f.write(bytes);
+    f.commit();
+  }
+  CHECK(fs::is_symlink(dir / "dangling"));
+  CHECK(fs::file_size(dir / "sub" / "new") == 3);
+
+  // Not a regular file: never renamed over.
+  REQUIRE(mkfifo((dir / "fifo").c_str(), 0600) == 0);
+  CHECK_THROWS_AS(AtomicFile((dir / "fifo").string()), Error);
+  CHECK(fs::is_fifo(dir / "fifo"));
+  CHECK_THROWS_AS(AtomicFile("/dev/null"), Error);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("output targets: kinds, and an input that is the output", "[atomic]") {
+  char tmpl[] = "/tmp/bloomtool-atomic-XXXXXX";
+  REQUIRE(mkdtemp(tmpl) != nullptr);
+  const fs::path dir(tmpl);
+  const std::string keys = (dir / "keys").string();
+  std::ofstream(keys) << "a\nb\n";
+  fs::create_symlink("keys", dir / "link");
+  fs::create_hard_link(keys, dir / "hard");
+
+  CHECK(resolve_output_target("-").kind == OutputKind::kDescriptor);
+  CHECK(resolve_output_target("/dev/stdout").fd == 1);
+  CHECK(resolve_output_target("/proc/self/fd/7").fd == 7);
+  CHECK(resolve_output_target("/dev/null").kind == OutputKind::kStream);
+  const OutputTarget link = resolve_output_target((dir / "link").string());
+  CHECK(link.kind == OutputKind::kFile);
+  CHECK(link.final_path == (dir / "keys").string());
+  CHECK_THROWS_AS(resolve_output_target(dir.string()), Error);
+
+  for (const std::string& spelling :
+       {keys, (dir / "link").string(), (dir / "hard").string(), (dir / "." / "keys").string()}) {
+    const OutputTarget t = resolve_output_target(spelling);
+    CHECK_THROWS_WITH(check_output_not_input(t, {keys}),
+                      keys + ": is both an input and the output; nothing written");
+    CHECK_NOTHROW(check_output_not_input(t, {keys}, /*allow_in_place=*/true));
+  }
+  CHECK_NOTHROW(check_output_not_input(resolve_output_target((dir / "other").string()), {keys}));
+  CHECK_NOTHROW(check_output_not_input(resolve_output_target("/dev/null"), {"/dev/null"}));
   fs::remove_all(dir);
 }
