@@ -15,7 +15,6 @@ set(CPACK_SET_DESTDIR ON)  # bloomtool.pc names the real prefix, not the staging
 set(CPACK_INSTALL_PREFIX /usr)
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_STRIP_FILES ON)
-set(CPACK_PACKAGE_CHECKSUM "")
 
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_RELEASE ${BLOOMTOOL_DEB_RELEASE})
@@ -25,17 +24,16 @@ set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # The static library needs these to link; the program needs none of them.
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libfmt-dev, libzstd-dev, libsimdjson-dev, libxxhash-dev")
+# The extended description (CPack takes the synopsis from CPACK_PACKAGE_DESCRIPTION_SUMMARY).
 set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
-    "${CPACK_PACKAGE_DESCRIPTION_SUMMARY}
-bloomtool builds probabilistic membership filters (Bloom, blocked Bloom, xor and
-binary fuse) offline from key files or standard input, and answers \"definitely
-absent\" or \"maybe present\" for keys later. It reports the model false-positive
-rate of each filter next to a measured one, merges filters, and writes versioned,
-checksummed filter files atomically.
+    "bloomtool builds probabilistic membership filters (Bloom, blocked Bloom,
+xor and binary fuse) offline from key files or standard input, and answers
+'definitely absent' or 'maybe present' for keys later. It reports the model
+false-positive rate of each filter next to a measured one, merges filters,
+and writes versioned, checksummed filter files atomically.
 .
-This package also holds the static C++ library libbloomtool, its headers, a CMake
-package (find_package(bloomtool)) and a pkg-config file, and bash and zsh
-completions.")
+This package also holds the static C++ library libbloomtool, its headers,
+a CMake package and a pkg-config file, and bash and zsh completions.")
 
 string(TIMESTAMP BLOOMTOOL_DEB_DATE "%a, %d %b %Y %H:%M:%S +0000" UTC)
 set(BLOOMTOOL_DEB_VERSION ${PROJECT_VERSION}-${BLOOMTOOL_DEB_RELEASE})

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "bloomtool/error.h"
+#include "bloomtool/version.h"
 #include "common.h"
 
 namespace bloomtool::cli {
@@ -32,8 +33,7 @@ struct CommandInfo {
 };
 
 bool is_path_value(const std::string& type_name) {
-  return type_name == "FILE" || type_name == "FILTER" || type_name == "OUT" ||
-         type_name == "INPUT";
+  return type_name == "FILE" || type_name == "FILTER" || type_name == "OUT" || type_name == "INPUT";
 }
 
 CommandInfo describe(const CLI::App& app) {
@@ -145,16 +145,16 @@ std::string bash_script(const CLI::App& root) {
     }
     s += "      ;;\n";
   }
-  s +=
-      "  esac\n"
-      "  return 0\n"
-      "}\n"
-      "complete -F _bloomtool bloomtool\n";
+  s += "  esac\n"
+       "  return 0\n"
+       "}\n"
+       "complete -F _bloomtool bloomtool\n";
   return s;
 }
 
-// Text for a single-quoted zsh word, inside an _arguments [description].
-std::string zsh_description(std::string text) {
+// Text for a single-quoted zsh word: an _arguments [description] (`in_brackets`, where colons are
+// escaped) or a _describe entry.
+std::string zsh_description(const std::string& text, bool in_brackets) {
   std::string out;
   for (char ch : text) {
     if (ch == '\'') {
@@ -163,6 +163,8 @@ std::string zsh_description(std::string text) {
       out += '(';
     } else if (ch == ']') {
       out += ')';
+    } else if (ch == ':' && in_brackets) {
+      out += "\\:";
     } else if (ch == '\n') {
       out += ' ';
     } else {
@@ -195,8 +197,12 @@ std::string zsh_option_spec(const OptionInfo& o, const std::string& exclusive = 
   } else if (o.names.size() > 1) {
     spec = "'(" + join(o.names, " ") + ")'";
   }
-  spec += forms.size() > 1 ? "{" + join(forms, ",") + "}" : forms[0];
-  spec += "'[" + zsh_description(o.description) + "]";
+  if (forms.size() > 1) {
+    spec += "{" + join(forms, ",") + "}'";
+  } else {
+    spec += "'" + forms[0];
+  }
+  spec += "[" + zsh_description(o.description, true) + "]";
   if (!o.value_name.empty()) {
     spec += ":" + lower(o.value_name) + ":" + (o.files ? "_files" : " ");
   }
@@ -216,22 +222,20 @@ std::string zsh_script(const CLI::App& root) {
   for (const OptionInfo& o : describe(root).options) {
     s += "    " + zsh_option_spec(o, "- : *") + " \\\n";
   }
-  s +=
-      "    '1: :->command' \\\n"
-      "    '*:: :->args' && ret=0\n"
-      "  case $state in\n"
-      "    command)\n"
-      "      local -a commands\n"
-      "      commands=(\n";
+  s += "    '1: :->command' \\\n"
+       "    '*:: :->args' && ret=0\n"
+       "  case $state in\n"
+       "    command)\n"
+       "      local -a commands\n"
+       "      commands=(\n";
   for (const CommandInfo& c : cmds)
-    s += fmt::format("        '{}:{}'\n", c.name, zsh_description(c.description));
-  s +=
-      "      )\n"
-      "      _describe -t commands 'bloomtool command' commands && ret=0\n"
-      "      ;;\n"
-      "    args)\n"
-      "      curcontext=${curcontext%:*:*}:bloomtool-$words[1]:\n"
-      "      case $words[1] in\n";
+    s += fmt::format("        '{}:{}'\n", c.name, zsh_description(c.description, false));
+  s += "      )\n"
+       "      _describe -t commands 'bloomtool command' commands && ret=0\n"
+       "      ;;\n"
+       "    args)\n"
+       "      curcontext=${curcontext%:*:*}:bloomtool-$words[1]:\n"
+       "      case $words[1] in\n";
   for (const CommandInfo& c : cmds) {
     s += fmt::format("        ({})\n          _arguments -s -S \\\n", c.name);
     for (const OptionInfo& o : c.options) s += "            " + zsh_option_spec(o) + " \\\n";
@@ -243,17 +247,16 @@ std::string zsh_script(const CLI::App& root) {
     }
     s += "            && ret=0\n          ;;\n";
   }
-  s +=
-      "      esac\n"
-      "      ;;\n"
-      "  esac\n"
-      "  return ret\n"
-      "}\n\n"
-      "if [[ $zsh_eval_context[-1] == loadautofunc ]]; then\n"
-      "  _bloomtool \"$@\"\n"
-      "else\n"
-      "  compdef _bloomtool bloomtool\n"
-      "fi\n";
+  s += "      esac\n"
+       "      ;;\n"
+       "  esac\n"
+       "  return ret\n"
+       "}\n\n"
+       "if [[ $zsh_eval_context[-1] == loadautofunc ]]; then\n"
+       "  _bloomtool \"$@\"\n"
+       "else\n"
+       "  compdef _bloomtool bloomtool\n"
+       "fi\n";
   return s;
 }
 

@@ -10,8 +10,8 @@
 namespace bloomtool::cli {
 
 std::string version_text() {
-  std::string s = std::string("bloomtool ") + kToolVersion + "\ncommit " + build_commit() +
-                  "\nbuilt with:\n";
+  std::string s =
+      std::string("bloomtool ") + kToolVersion + "\ncommit " + build_commit() + "\nbuilt with:\n";
   std::string deps = "CLI11 " CLI11_VERSION "\n" + build_dependencies();
   for (size_t at = 0; at < deps.size();) {
     const size_t end = deps.find('\n', at);

@@ -5,6 +5,8 @@
 
 namespace bloomtool {
 
-const char* build_commit() noexcept { return BLOOMTOOL_GIT_COMMIT; }
+const char* build_commit() noexcept {
+  return BLOOMTOOL_GIT_COMMIT;
+}
 
 }  // namespace bloomtool

@@ -1,15 +1,13 @@
 // What the library was built with: the versions of its dependencies, as compiled in and (for
 // zstd, a shared library that may be upgraded underneath) as loaded at run time.
 #include <fmt/format.h>
+#include <simdjson.h>
+#include <xxhash.h>
 #include <zstd.h>
 
-#include <simdjson.h>
 #include <string>
 
 #include "bloomtool/version.h"
-
-#define XXH_INLINE_ALL
-#include <xxhash.h>
 
 #define BLOOMTOOL_STR2(x) #x
 #define BLOOMTOOL_STR(x) BLOOMTOOL_STR2(x)
@@ -36,7 +34,7 @@ std::string build_dependencies() {
                    FMT_VERSION % 100);
   s += fmt::format("zstd {} (compiled against {})\n", ZSTD_versionString(), ZSTD_VERSION_STRING);
   s += "simdjson " BLOOMTOOL_STR(SIMDJSON_VERSION) "\n";
-  s += fmt::format("xxHash {}.{}.{} (inlined)\n", XXH_VERSION_MAJOR, XXH_VERSION_MINOR,
+  s += fmt::format("xxHash {}.{}.{} (compiled in)\n", XXH_VERSION_MAJOR, XXH_VERSION_MINOR,
                    XXH_VERSION_RELEASE);
   s += "compiler " + compiler() + "\n";
   return s;

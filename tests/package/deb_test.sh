@@ -6,6 +6,7 @@
 # tools/quickstart.sh) that last check is skipped with a message, the others still run.
 source "$(dirname "$0")/../cli/lib.sh"
 : "${BUILD_DIR:?BUILD_DIR must name the build tree}"
+: "${LIBDIR:?LIBDIR must be the install libdir, relative to the prefix}"
 for tool in cpack dpkg-deb dpkg-shlibdeps readelf; do
   if ! command -v "$tool" >/dev/null; then
     echo "SKIP: $tool is not installed (tools/quickstart.sh installs dpkg-dev and binutils)"
@@ -24,8 +25,8 @@ contents=$(dpkg-deb -c "$deb" | awk '{print $6}' | sed 's|^\./|/|')
 for f in /usr/bin/bloomtool /usr/share/man/man1/bloomtool.1.gz /usr/share/man/man1/bloomtool-build.1.gz \
   /usr/share/man/man5/bloomtool-format.5.gz /usr/share/bash-completion/completions/bloomtool \
   /usr/share/zsh/vendor-completions/_bloomtool /usr/include/bloomtool/bloomtool.h \
-  /usr/include/bloomtool/version.h /usr/lib/libbloomtool.a /usr/lib/pkgconfig/bloomtool.pc \
-  /usr/lib/cmake/bloomtool/bloomtoolConfig.cmake /usr/share/doc/bloomtool/copyright \
+  /usr/include/bloomtool/version.h "/usr/$LIBDIR/libbloomtool.a" "/usr/$LIBDIR/pkgconfig/bloomtool.pc" \
+  "/usr/$LIBDIR/cmake/bloomtool/bloomtoolConfig.cmake" /usr/share/doc/bloomtool/copyright \
   /usr/share/doc/bloomtool/changelog.Debian.gz; do
   CHECKS=$((CHECKS + 1))
   grep -qxF "$f" <<<"$contents" || fail "$f is not in the package"
@@ -44,7 +45,7 @@ expect_match "$OUT" "libzstd1" "Depends names libzstd1"
 
 mkdir "$WORK/root"
 dpkg-deb -x "$deb" "$WORK/root"
-expect_match "$(grep '^prefix=' "$WORK/root/usr/lib/pkgconfig/bloomtool.pc")" "^prefix=/usr$" "bloomtool.pc prefix"
+expect_match "$(grep '^prefix=' "$WORK/root/usr/$LIBDIR/pkgconfig/bloomtool.pc")" "^prefix=/usr$" "bloomtool.pc prefix"
 run readelf -S "$WORK/root/usr/bin/bloomtool"
 CHECKS=$((CHECKS + 1))
 grep -qE '\.debug_|\.symtab' <<<"$OUT" && fail "/usr/bin/bloomtool is not stripped"

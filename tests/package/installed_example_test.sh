@@ -8,6 +8,7 @@
 source "$(dirname "$0")/../cli/lib.sh"
 SOURCE_DIR=$(cd "$(dirname "$0")/../.." && pwd)
 : "${BUILD_DIR:?BUILD_DIR must name the build tree}"
+: "${LIBDIR:?LIBDIR must be the install libdir, relative to the prefix}"
 
 flags=()
 [ "${BLOOMTOOL_SANITIZED:-0}" = 1 ] && flags=(-fsanitize=address,undefined -fno-sanitize-recover=all)
@@ -18,9 +19,9 @@ durian: absent"
 prefix=$WORK/prefix
 run cmake --install "$BUILD_DIR" --prefix "$prefix"
 expect_rc 0 "cmake --install"
-for f in include/bloomtool/bloomtool.h include/bloomtool/version.h lib/libbloomtool.a \
-  lib/cmake/bloomtool/bloomtoolConfig.cmake lib/cmake/bloomtool/bloomtoolConfigVersion.cmake \
-  lib/pkgconfig/bloomtool.pc; do
+for f in include/bloomtool/bloomtool.h include/bloomtool/version.h "$LIBDIR/libbloomtool.a" \
+  "$LIBDIR/cmake/bloomtool/bloomtoolConfig.cmake" "$LIBDIR/cmake/bloomtool/bloomtoolConfigVersion.cmake" \
+  "$LIBDIR/pkgconfig/bloomtool.pc"; do
   CHECKS=$((CHECKS + 1))
   [ -f "$prefix/$f" ] || fail "cmake --install did not install $f"
 done
@@ -53,7 +54,7 @@ CHECKS=$((CHECKS + 1))
 [ "$RC" -ne 0 ] || fail "find_package(bloomtool 99) succeeded against version $("$BLOOMTOOL" --version | head -1)"
 
 # pkg-config.
-export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+export PKG_CONFIG_PATH=$prefix/$LIBDIR/pkgconfig
 run pkg-config --modversion bloomtool
 expect_eq "$OUT" "$("$BLOOMTOOL" --version | head -1 | cut -d' ' -f2)" "pkg-config --modversion"
 run pkg-config --cflags --libs bloomtool
