@@ -5,8 +5,7 @@ include(CMakePackageConfigHelpers)
 
 set(BLOOMTOOL_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/bloomtool)
 install(TARGETS bloomtool_lib EXPORT bloomtoolTargets
-        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
-        INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/lib/include/bloomtool
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
 install(FILES ${PROJECT_BINARY_DIR}/lib/generated/bloomtool/version.h

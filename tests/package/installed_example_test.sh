@@ -29,6 +29,14 @@ done
 CHECKS=$((CHECKS + 1))
 bad=$(grep -h '^#include "' "$prefix"/include/bloomtool/*.h | grep -v '^#include "bloomtool/')
 [ -z "$bad" ] || fail "installed headers include private headers: $bad"
+# The entry header includes every other public header.
+for h in "$prefix"/include/bloomtool/*.h; do
+  name=$(basename "$h")
+  [ "$name" = bloomtool.h ] && continue
+  CHECKS=$((CHECKS + 1))
+  grep -qxF "#include \"bloomtool/$name\"" "$prefix/include/bloomtool/bloomtool.h" ||
+    fail "bloomtool.h does not include bloomtool/$name (lib/include/bloomtool/bloomtool.h lists them all)"
+done
 
 # CMake package, in a fresh build directory that knows only the prefix.
 run cmake -S "$SOURCE_DIR/examples" -B "$WORK/example-build" -DCMAKE_PREFIX_PATH="$prefix" \
