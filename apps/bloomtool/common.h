@@ -41,6 +41,11 @@ Command register_query(CLI::App& root);
 Command register_xor_build(CLI::App& root);
 Command register_size(CLI::App& root);
 Command register_stats(CLI::App& root);
+Command register_completions(CLI::App& root);  // hidden: bash and zsh completion scripts
+
+// What `bloomtool --version` prints: "bloomtool VERSION", then the commit and the libraries it
+// was built with.
+std::string version_text();
 
 // Options for reading keys, shared by build, query and xor-build: inputs, input format, bad-line
 // policy, --progress and, for the commands that build filters, key normalisation.

@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
       "bloomtool: build, query and check probabilistic membership filters (Bloom, xor, binary "
       "fuse)"};
   app.name("bloomtool");
-  app.set_version_flag("-V,--version", std::string("bloomtool ") + kToolVersion);
+  app.set_version_flag("-V,--version", version_text());
   app.require_subcommand(1);
   app.footer(
       "Exit status: 0 success (query: something matched), 1 negative answer, 2 error.\n"
@@ -63,6 +63,7 @@ int main(int argc, char** argv) {
   commands.push_back(register_merge(app));
   commands.push_back(register_stats(app));
   commands.push_back(register_size(app));
+  commands.push_back(register_completions(app));
   add_value_checks(app);
 
   try {

@@ -1,0 +1,25 @@
+// The library's entry header: `#include <bloomtool/bloomtool.h>` declares the whole public API
+// (filters and their models, key reading and hashing, filter files, merging, statistics, errors
+// and the version). Every header of lib/include/bloomtool is listed here; each also stands alone.
+#pragma once
+
+#include "bloomtool/atomic_file.h"
+#include "bloomtool/batch_pipeline.h"
+#include "bloomtool/bloom.h"
+#include "bloomtool/error.h"
+#include "bloomtool/filter.h"
+#include "bloomtool/filter_file.h"
+#include "bloomtool/hash.h"
+#include "bloomtool/hash_sort.h"
+#include "bloomtool/json_writer.h"
+#include "bloomtool/key_reader.h"
+#include "bloomtool/load_filter.h"
+#include "bloomtool/merge.h"
+#include "bloomtool/model.h"
+#include "bloomtool/normalise.h"
+#include "bloomtool/size_calc.h"
+#include "bloomtool/stats.h"
+#include "bloomtool/units.h"
+#include "bloomtool/version.h"
+#include "bloomtool/word_buffer.h"
+#include "bloomtool/xor_filter.h"
