@@ -47,6 +47,7 @@ CLI::Validator thread_count() {
 std::string command_list(CLI::App& root) {
   std::string out;
   for (const CLI::App* sub : root.get_subcommands({})) {
+    if (sub->get_group().empty()) continue;  // hidden
     if (!out.empty()) out += ", ";
     out += sub->get_name();
   }

@@ -17,6 +17,7 @@
 #include "bloomtool/merge.h"
 #include "bloomtool/model.h"
 #include "bloomtool/normalise.h"
+#include "bloomtool/output_target.h"
 #include "bloomtool/size_calc.h"
 #include "bloomtool/stats.h"
 #include "bloomtool/units.h"
