@@ -173,7 +173,7 @@ std::vector<std::pair<std::vector<uint32_t>, double>> patterns(uint32_t k) {
 bool exact_fill_affordable(uint64_t m, uint32_t k) noexcept {
   // About k^3 / 10 patterns, each m^2 / 64 word operations (a few when bits are dense).
   const double md = static_cast<double>(m);
-  return (0.1 * k * k * k + 2) * md * md / 64 * 4 <= 3e8;
+  return (0.1 * k * k * k + 2) * md * md / 64 * 4 <= 5e7;  // about 0.1 s
 }
 
 double standard_exact_fill_fpr(std::span<const uint64_t> words, uint64_t m, uint32_t k) {
