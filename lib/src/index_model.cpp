@@ -259,14 +259,15 @@ double standard_scheme_fpr(uint64_t m, double n, uint32_t k) {
 
 double standard_scheme_fill_fpr(uint64_t m, uint32_t k, uint64_t x) {
   const std::vector<double> dist = standard_distinct_distribution(m, k);
-  double p = 0, prod = 1;
+  double p = 0, prod = 1, total = 0;
   const double md = static_cast<double>(m), xd = static_cast<double>(x);
+  for (const double w : dist) total += w;
   for (uint32_t d = 1; d <= k; ++d) {
     // prod_{j<d} (X - j)/(m - j): d distinct random positions all set.
     prod = d - 1 < x ? prod * (xd - (d - 1)) / (md - (d - 1)) : 0.0;
     p += dist[d] * prod;
   }
-  return p;
+  return p / total;  // exactly 1 when every bit is set
 }
 
 FillSpread standard_fill_spread(uint64_t m, double n, uint32_t k) {

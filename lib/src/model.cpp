@@ -93,7 +93,10 @@ uint64_t standard_scheme_bits(uint64_t n, double p, uint32_t k, double m_start) 
   const double start = std::max(std::ceil(m_start), static_cast<double>(min_standard_bits(k)));
   if (!(start < kTwo64)) return 0;
   const double nd = static_cast<double>(n);
-  const auto ok = [&](uint64_t m) { return standard_scheme_fpr(m, nd, k) <= p; };
+  // The closed form's m (k rounded to a whole number) may miss p by a hair; that stays accepted,
+  // and sizes grow only where the index scheme itself costs more than 0.1%.
+  const double target = std::max(p, bloom_fpr(std::ceil(m_start), nd, k)) * 1.001;
+  const auto ok = [&](uint64_t m) { return standard_scheme_fpr(m, nd, k) <= target; };
   uint64_t lo = static_cast<uint64_t>(start);
   if (ok(lo)) return lo;
   // Grow by 1/16 until the rate is met, then bisect back.

@@ -176,6 +176,7 @@ BloomFill bloom_fill(const BloomFilter& filter) {
     out.fpr = model::exact_fill_affordable(filter.bits(), filter.k())
                   ? model::standard_exact_fill_fpr(words, filter.bits(), filter.k())
                   : model::standard_scheme_fill_fpr(filter.bits(), filter.k(), out.set_bits);
+    if (out.set_bits == 0 || out.set_bits == filter.bits()) out.fpr = out.set_bits == 0 ? 0.0 : 1.0;
     out.distinct = model::bloom_fill_distinct(x, m, k);
   }
   return out;

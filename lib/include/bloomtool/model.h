@@ -47,7 +47,8 @@ BloomSize standard_size(uint64_t n, double p);
 // The same with a fixed k, starting from m = -kn / ln(1 - p^(1/k)).
 uint64_t standard_bits_for_k(uint64_t n, double p, uint32_t k);
 // Smallest m >= m_start (and >= min_standard_bits(k)) whose scheme rate for n keys is at most
-// p; 0 when none is below 2^64 bits.
+// 1.001 times p, or the classic rate at m_start if that is higher (k is rounded); 0 when none is
+// below 2^64 bits.
 uint64_t standard_scheme_bits(uint64_t n, double p, uint32_t k, double m_start);
 // Smallest blocked filter (m a multiple of 512) and its best k for n keys at rate p, by the
 // blocked model. k_fixed != 0 restricts the search to that k.
