@@ -99,11 +99,16 @@ uint64_t standard_scheme_bits(uint64_t n, double p, uint32_t k, double m_start) 
   const auto ok = [&](uint64_t m) { return standard_scheme_fpr(m, nd, k) <= target; };
   uint64_t lo = static_cast<uint64_t>(start);
   if (ok(lo)) return lo;
+  // Unreachable at any size (the rate's floor): say so at once.
+  if (!ok(uint64_t{1} << 63)) return 0;
   // Grow by 1/16 until the rate is met, then bisect back.
   uint64_t hi = lo;
   while (!ok(hi)) {
     lo = hi;
-    if (hi > (UINT64_MAX - 16) / 17 * 16) return 0;
+    if (hi >= (uint64_t{1} << 62)) {
+      hi = uint64_t{1} << 63;
+      break;
+    }
     hi = hi + hi / 16 + 1;
   }
   while (hi - lo > 1) {

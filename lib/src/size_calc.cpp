@@ -94,10 +94,16 @@ std::vector<SizeRow> from_n_p(uint64_t n, double p, const SizeQuery& q) {
   if (!(std::ceil(m_std) < kTwo64)) too_large(n_at_p(n, p, "standard Bloom"));
   const model::BloomSize s = q.k ? model::BloomSize{model::standard_bits_for_k(n, p, *q.k), *q.k}
                                  : model::standard_size(n, p);
-  if (s.m_bits == UINT64_MAX) too_large(n_at_p(n, p, "standard Bloom"));
-  rows.push_back(make_row("standard", "standard Bloom", n, s.m_bits,
-                          model::standard_scheme_fpr(s.m_bits, nd, s.k)));
-  rows.back().k = s.k;
+  if (s.m_bits == UINT64_MAX) {
+    // The index scheme's floor (keys whose positions coincide) is above p at any size.
+    rows.push_back(make_row("standard", "standard Bloom", n, 0, 0.0));
+    rows.back().bits_per_key.reset();
+    rows.back().unreachable = true;
+  } else {
+    rows.push_back(make_row("standard", "standard Bloom", n, s.m_bits,
+                            model::standard_scheme_fpr(s.m_bits, nd, s.k)));
+    rows.back().k = s.k;
+  }
 
   // The blocked model cannot reach every p (k bits in 512 have a floor): that row says so and the
   // others still stand.

@@ -61,7 +61,7 @@ awk -v p="$(row 0 fpr)" 'BEGIN{exit !(p > 0.99e-12 && p < 1.01e-12)}' || fail "p
 # The table shows the same figures and marks sizes beyond the build limit.
 run "$BT" size -n 100000000000 -p 1e-9
 expect_rc 0 "size table"
-expect_match "$OUT" "^standard Bloom +100000000000 +43132[0-9]{7}\* +53915[0-9]{7} +502\.1[0-9] GiB +43\.13[0-9]+ +30 +1\.000[0-9]+e-09$" "standard row"
+expect_match "$OUT" "^standard Bloom +100000000000 +43132[0-9]{8}\* +53915[0-9]{7} +502\.1[0-9] GiB +43\.13[0-9]+ +30 +1\.000[0-9]+e-09$" "standard row"
 expect_match "$OUT" "^\* more than 2\^40 bits" "build limit footnote"
 expect_match "$OUT" "^xor 8-bit .* 0\.00390625!$" "xor8 cannot reach 1e-9"
 
