@@ -40,7 +40,7 @@ BloomFilter with_keys(uint64_t m, uint32_t k, uint64_t n, const std::string& tag
 }  // namespace
 
 TEST_CASE("tiny filters: the fill's rate matches a 1M-probe measurement", "[honest]") {
-  int rows = 0;
+  int rows = 0, fill_deviates = 0;
   for (const double p : {0.1, 0.01, 0.001}) {
     for (uint64_t n = 1; n <= 20; ++n) {
       CAPTURE(p, n);
@@ -57,13 +57,14 @@ TEST_CASE("tiny filters: the fill's rate matches a 1M-probe measurement", "[hone
         CAPTURE(s.m_bits, s.k, st.expected_fpr(), m.rate);
         CHECK(m.consistent);
         CHECK(st.expected_fpr() >= m.ci999.low);  // what --max-fpr compares
-        CHECK(st.fill_check->consistent);
+        fill_deviates += !st.fill_check->consistent;  // a 0.1% test: rare, not never
         if (&s == &now) CHECK(st.model_fpr <= p * 1.02);
         ++rows;
       }
     }
   }
   CHECK(rows == 120);
+  CHECK(fill_deviates <= 2);
 }
 
 TEST_CASE("m = 10, k = 7 for one key: the old file's rate is reported, and flagged", "[honest]") {
