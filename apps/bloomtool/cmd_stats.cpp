@@ -332,7 +332,10 @@ void write_json(JsonWriter& j, const Report& r, uint64_t probe_seed, const std::
     j.field("verdict", s.fill_check->consistent ? "consistent" : "deviates");
     j.end_object();
   } else {
-    j.null();
+    // Same shape for every kind; no fill, so every member is null.
+    j.begin_object();
+    for (const char* name : {"expected_set_bits", "sd", "low", "high", "verdict"}) j.key(name).null();
+    j.end_object();
   }
   j.field("below_min_size", s.below_min_size);
   j.key("min_bits");
