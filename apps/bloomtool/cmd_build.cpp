@@ -103,9 +103,8 @@ model::BloomSize size_for(const Plan& plan, uint64_t n) {
 }
 
 double model_fpr(BloomVariant v, double m, double n, uint32_t k) {
-  return v == BloomVariant::kStandard
-             ? model::standard_scheme_fpr(static_cast<uint64_t>(m), n, k)
-             : model::blocked_fpr(m, n, k);
+  return v == BloomVariant::kStandard ? model::standard_scheme_fpr(static_cast<uint64_t>(m), n, k)
+                                      : model::blocked_fpr(m, n, k);
 }
 
 int run_build(const BuildOptions& o) {

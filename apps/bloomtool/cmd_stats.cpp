@@ -105,7 +105,8 @@ std::optional<std::string> variant_name(const FilterHeader& h) {
 }
 
 GateResult verify_gate(const Report& r) {
-  GateResult g{"verify", "--verify", std::nullopt, std::nullopt, GateStatus::kPassed, "", std::nullopt, std::nullopt};
+  GateResult g{"verify", "--verify",   std::nullopt, std::nullopt, GateStatus::kPassed,
+               "",       std::nullopt, std::nullopt};
   const std::vector<std::string> problems = header_count_problems(r.header, r.stats);
   if (problems.empty()) {
     g.message = "checksums verified; header counts agree with the filter";
@@ -119,7 +120,8 @@ GateResult verify_gate(const Report& r) {
 
 void evaluate_gates(Report& r, const Gates& gates) {
   if (gates.max_fpr) {
-    GateResult g{"max_fpr", "--max-fpr", *gates.max_fpr, std::nullopt, GateStatus::kPassed, "", std::nullopt, std::nullopt};
+    GateResult g{"max_fpr",           "--max-fpr", *gates.max_fpr, std::nullopt,
+                 GateStatus::kPassed, "",          std::nullopt,   std::nullopt};
     const char* what = "the measured rate";
     if (r.measured) {
       g.value = r.measured->m.rate;
@@ -134,7 +136,8 @@ void evaluate_gates(Report& r, const Gates& gates) {
     r.gates.push_back(g);
   }
   if (gates.max_fill) {
-    GateResult g{"max_fill", "--max-fill", *gates.max_fill, r.stats.fill, GateStatus::kPassed, "", std::nullopt, std::nullopt};
+    GateResult g{"max_fill",          "--max-fill", *gates.max_fill, r.stats.fill,
+                 GateStatus::kPassed, "",           std::nullopt,    std::nullopt};
     if (!r.stats.fill) {
       g.status = GateStatus::kNotApplicable;
       g.message = fmt::format("a {} filter has no fill", filter_kind_name(r.header.kind));
@@ -153,8 +156,8 @@ void evaluate_gates(Report& r, const Gates& gates) {
                        ok ? GateStatus::kPassed : GateStatus::kFailed,
                        fmt::format("{} distinct keys, {} the minimum {}", r.stats.distinct_keys,
                                    ok ? "at least" : "fewer than", *gates.min_keys),
-                       *gates.min_keys, static_cast<int64_t>(std::min<uint64_t>(
-                                            r.stats.distinct_keys, INT64_MAX))});
+                       *gates.min_keys,
+                       static_cast<int64_t>(std::min<uint64_t>(r.stats.distinct_keys, INT64_MAX))});
   }
   if (gates.max_age) {
     const bool ok = r.age_seconds <= 0 || static_cast<uint64_t>(r.age_seconds) <= *gates.max_age;
@@ -249,9 +252,10 @@ void print_human(StdoutWriter& out, const Report& r, bool first) {
   if (s.fill_check) {
     const FillCheck& c = *s.fill_check;
     row("fill check",
-        fmt::format("{}: {} set bits; {} distinct keys give {:.0f} (99.9% interval {:.0f} to {:.0f})",
-                    c.consistent ? "consistent" : "deviates", *s.set_bits, s.distinct_keys,
-                    c.expected_set_bits, std::ceil(c.interval.low), std::floor(c.interval.high)));
+        fmt::format(
+            "{}: {} set bits; {} distinct keys give {:.0f} (99.9% interval {:.0f} to {:.0f})",
+            c.consistent ? "consistent" : "deviates", *s.set_bits, s.distinct_keys,
+            c.expected_set_bits, std::ceil(c.interval.low), std::floor(c.interval.high)));
   }
   row("model p", fmt::format("{:.4g} for {} distinct keys", s.model_fpr, s.distinct_keys));
   if (s.fill_fpr) row("fill p", fmt::format("{:.4g} (the rate these bits give)", *s.fill_fpr));
@@ -334,13 +338,13 @@ void write_json(JsonWriter& j, const Report& r, uint64_t probe_seed, const std::
   } else {
     // Same shape for every kind; no fill, so every member is null.
     j.begin_object();
-    for (const char* name : {"expected_set_bits", "sd", "low", "high", "verdict"}) j.key(name).null();
+    for (const char* name : {"expected_set_bits", "sd", "low", "high", "verdict"})
+      j.key(name).null();
     j.end_object();
   }
   j.field("below_min_size", s.below_min_size);
   j.key("min_bits");
-  if (h.kind == FilterKind::kBloom &&
-      h.variant == static_cast<uint32_t>(BloomVariant::kStandard))
+  if (h.kind == FilterKind::kBloom && h.variant == static_cast<uint32_t>(BloomVariant::kStandard))
     j.value(model::min_standard_bits(h.k));
   else
     j.null();

@@ -56,7 +56,8 @@ void place(U128 s, uint32_t k, uint64_t m, Positions& p) {
     p.thresh[i] = frac == 0 ? kOne : kOne - frac;
     p.order[i] = i;
   }
-  std::sort(p.order, p.order + k, [&p](uint32_t x, uint32_t y) { return p.thresh[x] < p.thresh[y]; });
+  std::sort(p.order, p.order + k,
+            [&p](uint32_t x, uint32_t y) { return p.thresh[x] < p.thresh[y]; });
 }
 
 double to_unit(U128 x) {
@@ -151,7 +152,8 @@ std::vector<std::pair<std::vector<uint32_t>, double>> patterns(uint32_t k) {
     U128 at = 0;
     for (uint32_t j = 0; j <= k; ++j) {
       const U128 next = j < k ? p.thresh[p.order[j]] : kOne;
-      if (next > at) out.emplace_back(std::vector<uint32_t>(p.pos, p.pos + k), w * to_unit(next - at));
+      if (next > at)
+        out.emplace_back(std::vector<uint32_t>(p.pos, p.pos + k), w * to_unit(next - at));
       at = next;
       if (j == k || next >= kOne) break;
       ++p.pos[p.order[j]];

@@ -137,7 +137,8 @@ std::vector<SizeRow> from_n_m(uint64_t n, uint64_t m, const SizeQuery& q) {
   std::vector<SizeRow> rows;
 
   const uint32_t k = q.k ? *q.k : model::bloom_optimal_k(md, nd);
-  rows.push_back(make_row("standard", "standard Bloom", n, m, model::standard_scheme_fpr(m, nd, k)));
+  rows.push_back(
+      make_row("standard", "standard Bloom", n, m, model::standard_scheme_fpr(m, nd, k)));
   rows.back().k = k;
 
   const uint64_t mb = round_up_to_blocks(m);

@@ -31,7 +31,6 @@ constexpr uint64_t kGolden = 0x9E3779B97F4A7C15ull;
 // Up to this many hits the interval is exact (Poisson); Wilson's covers too little there.
 constexpr uint64_t kExactIntervalMaxHits = 100;
 
-
 void fill_probe_key(uint64_t base, uint64_t i, char* out) {
   out[0] = '\n';
   out[1] = static_cast<char>(0xFF);

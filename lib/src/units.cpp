@@ -203,8 +203,8 @@ std::string format_timestamp(int64_t unix_seconds) {
   const int64_t month = mp < 10 ? mp + 3 : mp - 9;
   const int64_t year = yoe + era * 400 + (month <= 2 ? 1 : 0);
   // ISO 8601: four-digit years; outside 0000-9999 the expanded form with a sign.
-  const std::string y = year >= 0 && year <= 9999 ? fmt::format("{:04}", year)
-                                                  : fmt::format("{:+05}", year);
+  const std::string y =
+      year >= 0 && year <= 9999 ? fmt::format("{:04}", year) : fmt::format("{:+05}", year);
   return fmt::format("{}-{:02}-{:02}T{:02}:{:02}:{:02}Z", y, month, day, secs / 3600,
                      secs / 60 % 60, secs % 60);
 }

@@ -52,11 +52,11 @@ TEST_CASE("tiny filters: the fill's rate matches a 1M-probe measurement", "[hone
       for (const model::BloomSize& s : {now, old}) {
         const BloomFilter f = with_keys(s.m_bits, s.k, n, fmt::format("t{}-{}-", p, n));
         const FilterStats st = compute_stats(header_for(f, n), f);
-        const FprMeasurement m = measure_fpr(f, kDefaultSeed, 1000000, kDefaultProbeSeed,
-                                             st.expected_fpr());
+        const FprMeasurement m =
+            measure_fpr(f, kDefaultSeed, 1000000, kDefaultProbeSeed, st.expected_fpr());
         CAPTURE(s.m_bits, s.k, st.expected_fpr(), m.rate);
         CHECK(m.consistent);
-        CHECK(st.expected_fpr() >= m.ci999.low);  // what --max-fpr compares
+        CHECK(st.expected_fpr() >= m.ci999.low);      // what --max-fpr compares
         fill_deviates += !st.fill_check->consistent;  // a 0.1% test: rare, not never
         if (&s == &now) CHECK(st.model_fpr <= p * 1.02);
         ++rows;

@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "bloomtool/model.h"
 #include "bloomtool/index_model.h"
+#include "bloomtool/model.h"
 
 using namespace bloomtool::model;
 

@@ -43,9 +43,9 @@ Interval rate_interval(uint64_t hits, uint64_t trials, double z);
 struct FprMeasurement {
   uint64_t probes = 0;
   uint64_t false_positives = 0;
-  double rate = 0;  // false_positives / probes
-  Interval ci95;    // rate_interval, 95%
-  Interval ci999;   // rate_interval, 99.9%
+  double rate = 0;          // false_positives / probes
+  Interval ci95;            // rate_interval, 95%
+  Interval ci999;           // rate_interval, 99.9%
   double expected_fpr = 0;  // the rate judged against
   bool consistent = false;  // expected_fpr lies inside ci999
 };
@@ -97,7 +97,6 @@ struct FillCheck {
 };
 FillCheck check_fill(const FilterHeader& header, uint64_t set_bits, double n, double z = kZ999);
 
-
 // Figures computed from a filter file's header and its filter. Values that do not apply to a
 // kind (the fill of an xor filter) are empty.
 struct FilterStats {
@@ -109,8 +108,8 @@ struct FilterStats {
   std::optional<double> bits_per_key;        // filter_bits / distinct_keys; empty when 0 keys
   double model_fpr = 0;  // the variant's model for distinct_keys; 2^-f for xor / binary fuse
   std::optional<double> fill_fpr;
-  std::optional<FillCheck> fill_check;  // Bloom: the set bits against distinct_keys
-  bool below_min_size = false;          // standard Bloom with m < model::min_standard_bits(k)
+  std::optional<FillCheck> fill_check;      // Bloom: the set bits against distinct_keys
+  bool below_min_size = false;              // standard Bloom with m < model::min_standard_bits(k)
   std::optional<double> lower_bound_bits;   // distinct_keys * log2(1 / model_fpr)
   std::optional<double> lower_bound_ratio;  // filter_bits / lower_bound_bits
 
