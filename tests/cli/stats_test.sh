@@ -230,4 +230,24 @@ run "$BT" xor-build --no-measure -o m.xf keys100k
 CHECKS=$((CHECKS + 1))
 grep -q "measured p" <<<"$ERR" && fail "xor-build --no-measure still measured"
 
+# --- 5% of the set bits cleared behind the header's back: fill check and --verify fail --------
+seq 1 10000 | "$BT" build -q -n 10000 -p 1% -o healthy.bf
+"$CRAFT_FILTER" healthy.bf cleared.bf clear_every=20
+run "$BT" stats cleared.bf --json --verify
+expect_rc 1 "--verify fails on cleared bits"
+expect_eq "$(printf '%s' "$OUT" | "$JQ" - /fill_check/verdict)" "deviates" "JSON fill check deviates"
+run "$BT" stats cleared.bf
+expect_match "$OUT" "^  fill check +deviates: " "text fill check deviates"
+run "$BT" stats healthy.bf --verify
+expect_rc 0 "healthy filter passes --verify"
+expect_match "$OUT" "^  fill check +consistent: " "text fill check consistent"
+
+# --- one key at p = 1%: sized at the minimum, honest verdict; gate limits are whole numbers ---
+echo 200000 | "$BT" build -q -o one.bf
+run "$BT" stats one.bf --json --measure 1M --min-keys 1 --max-age 1000d --max-fpr 1%
+expect_eq "$(printf '%s' "$OUT" | "$JQ" - /measurement/verdict)" "consistent" "one key: consistent"
+expect_eq "$(printf '%s' "$OUT" | "$JQ" - /m)" "3136" "one key: minimum size for k = 7"
+expect_match "$OUT" '"limit": 1,' "min_keys limit is an integer"
+expect_match "$OUT" '"limit": 86400000,' "max_age limit is an integer"
+
 finish
