@@ -39,7 +39,7 @@ std::string describe_query(const SizeQuery& q) {
   const auto add = [&given](const std::string& s) { given += (given.empty() ? "" : ", ") + s; };
   if (q.n) add(fmt::format("n = {} keys", *q.n));
   if (q.p) add(fmt::format("p = {:.6g}", *q.p));
-  if (q.m_bits) add(fmt::format("m = {} bits ({})", *q.m_bits, format_bytes(*q.m_bits / 8)));
+  if (q.m_bits) add(fmt::format("m = {}", format_bits(*q.m_bits)));
   if (q.k) add(fmt::format("k = {}", *q.k));
   return given;
 }
@@ -47,10 +47,15 @@ std::string describe_query(const SizeQuery& q) {
 std::string human_table(const SizeQuery& q, const std::vector<SizeRow>& rows) {
   std::vector<std::vector<std::string>> cells = {
       {"filter", "keys", "bits", "bytes", "size", "bits/key", "k", "p"}};
-  bool any_above = false, any_short = false;
+  bool any_above = false, any_short = false, any_unreachable = false;
   for (const SizeRow& r : rows) {
     any_above |= r.above_build_limit;
     any_short |= r.meets_p == false;
+    any_unreachable |= r.unreachable;
+    if (r.unreachable) {
+      cells.push_back({r.title, std::to_string(r.keys), "-", "-", "-", "-", "-", "unreachable"});
+      continue;
+    }
     cells.push_back({r.title, std::to_string(r.keys),
                      fmt::format("{}{}", r.bits, r.above_build_limit ? "*" : ""),
                      std::to_string(r.bytes()), format_bytes(r.bytes()),
@@ -71,6 +76,8 @@ std::string human_table(const SizeQuery& q, const std::vector<SizeRow>& rows) {
     t += fmt::format("* more than 2^40 bits ({}), the largest filter bloomtool builds\n",
                      format_bytes(model::kMaxBits / 8));
   }
+  if (any_unreachable)
+    t += "unreachable: no size below 2^64 bits reaches this p with this layout\n";
   if (any_short) t += "! p above the requested rate: fixed at 2^-f by the fingerprint width\n";
   return t;
 }
@@ -91,12 +98,21 @@ std::string json_text(const SizeQuery& q, const std::vector<SizeRow>& rows) {
     j.field("filter", r.name);
     j.field("title", r.title);
     j.field("keys", r.keys);
-    j.field("bits", r.bits);
-    j.field("bytes", r.bytes());
+    j.field("reachable", !r.unreachable);
+    if (r.unreachable) {
+      j.key("bits").null();
+      j.key("bytes").null();
+    } else {
+      j.field("bits", r.bits);
+      j.field("bytes", r.bytes());
+    }
     j.field("bits_per_key", r.bits_per_key);
     j.field("k", r.k);
     j.field("fingerprint_bits", r.fingerprint_bits);
-    j.field("fpr", r.fpr);
+    if (r.unreachable)
+      j.key("fpr").null();
+    else
+      j.field("fpr", r.fpr);
     j.field("meets_p", r.meets_p);
     j.field("above_build_limit", r.above_build_limit);
     j.end_object();

@@ -14,6 +14,7 @@
 #include "bloomtool/hash.h"
 #include "bloomtool/json_writer.h"
 #include "bloomtool/load_filter.h"
+#include "bloomtool/model.h"
 #include "bloomtool/normalise.h"
 #include "bloomtool/stats.h"
 #include "bloomtool/units.h"
@@ -55,6 +56,9 @@ struct GateResult {
   std::optional<double> value;
   GateStatus status = GateStatus::kPassed;
   std::string message;
+  // Counts and seconds: the exact whole numbers JSON prints instead of limit and value.
+  std::optional<uint64_t> whole_limit;
+  std::optional<int64_t> whole_value;
 };
 
 struct Measured {
@@ -104,7 +108,8 @@ std::optional<std::string> variant_name(const FilterHeader& h) {
 }
 
 GateResult verify_gate(const Report& r) {
-  GateResult g{"verify", "--verify", std::nullopt, std::nullopt, GateStatus::kPassed, ""};
+  GateResult g{"verify", "--verify",   std::nullopt, std::nullopt, GateStatus::kPassed,
+               "",       std::nullopt, std::nullopt};
   const std::vector<std::string> problems = header_count_problems(r.header, r.stats);
   if (problems.empty()) {
     g.message = "checksums verified; header counts agree with the filter";
@@ -118,7 +123,8 @@ GateResult verify_gate(const Report& r) {
 
 void evaluate_gates(Report& r, const Gates& gates) {
   if (gates.max_fpr) {
-    GateResult g{"max_fpr", "--max-fpr", *gates.max_fpr, std::nullopt, GateStatus::kPassed, ""};
+    GateResult g{"max_fpr",           "--max-fpr", *gates.max_fpr, std::nullopt,
+                 GateStatus::kPassed, "",          std::nullopt,   std::nullopt};
     const char* what = "the measured rate";
     if (r.measured) {
       g.value = r.measured->m.rate;
@@ -133,7 +139,8 @@ void evaluate_gates(Report& r, const Gates& gates) {
     r.gates.push_back(g);
   }
   if (gates.max_fill) {
-    GateResult g{"max_fill", "--max-fill", *gates.max_fill, r.stats.fill, GateStatus::kPassed, ""};
+    GateResult g{"max_fill",          "--max-fill", *gates.max_fill, r.stats.fill,
+                 GateStatus::kPassed, "",           std::nullopt,    std::nullopt};
     if (!r.stats.fill) {
       g.status = GateStatus::kNotApplicable;
       g.message = fmt::format("a {} filter has no fill", filter_kind_name(r.header.kind));
@@ -151,7 +158,9 @@ void evaluate_gates(Report& r, const Gates& gates) {
     r.gates.push_back({"min_keys", "--min-keys", static_cast<double>(*gates.min_keys), have,
                        ok ? GateStatus::kPassed : GateStatus::kFailed,
                        fmt::format("{} distinct keys, {} the minimum {}", r.stats.distinct_keys,
-                                   ok ? "at least" : "fewer than", *gates.min_keys)});
+                                   ok ? "at least" : "fewer than", *gates.min_keys),
+                       *gates.min_keys,
+                       static_cast<int64_t>(std::min<uint64_t>(r.stats.distinct_keys, INT64_MAX))});
   }
   if (gates.max_age) {
     GateResult g{"max_age",
@@ -159,7 +168,9 @@ void evaluate_gates(Report& r, const Gates& gates) {
                  static_cast<double>(*gates.max_age),
                  static_cast<double>(r.age_seconds),
                  GateStatus::kPassed,
-                 ""};
+                 "",
+                 *gates.max_age,
+                 r.age_seconds};
     if (r.age_seconds < -kMaxClockSkewSeconds) {
       // A file from the future is not fresh: its clock, or its header, is wrong.
       g.status = GateStatus::kFailed;
@@ -256,8 +267,22 @@ void print_human(StdoutWriter& out, const Report& r, bool first) {
     row("distinct keys", fmt::format("{}", h.distinct_estimate));
   }
   row("bits per key", fmt_opt(s.bits_per_key, "{:.3f}"));
+  if (s.fill_check) {
+    const FillCheck& c = *s.fill_check;
+    row("fill check",
+        fmt::format(
+            "{}: {} set bits; {} distinct keys give {:.0f} (99.9% interval {:.0f} to {:.0f})",
+            c.consistent ? "consistent" : "deviates", *s.set_bits, s.distinct_keys,
+            c.expected_set_bits, std::ceil(c.interval.low), std::floor(c.interval.high)));
+  }
   row("model p", fmt::format("{:.4g} for {} distinct keys", s.model_fpr, s.distinct_keys));
-  if (s.fill_fpr) row("fill p", fmt::format("{:.4g}", *s.fill_fpr));
+  if (s.fill_fpr) row("fill p", fmt::format("{:.4g} (the rate these bits give)", *s.fill_fpr));
+  if (s.below_min_size) {
+    row("small filter",
+        fmt::format("m = {} bits is below {} bits, the smallest size bloomtool now builds for k = "
+                    "{}: a key's positions often coincide; the rates above account for that",
+                    h.m, model::min_standard_bits(h.k), h.k));
+  }
   if (s.lower_bound_bits) {
     row("lower bound", fmt::format("{:.0f} bits (n log2(1/p)); this filter uses {:.3f}x that",
                                    *s.lower_bound_bits, *s.lower_bound_ratio));
@@ -271,7 +296,7 @@ void print_human(StdoutWriter& out, const Report& r, bool first) {
   row("checksums", "verified");
   if (r.measured) {
     row(r.measured->from_negatives ? "measured p (neg)" : "measured p",
-        describe_measurement(r.measured->m));
+        describe_measurement(r.measured->m, s.fill_fpr ? "fill p" : "model"));
   }
   for (const GateResult& g : r.gates) {
     row(std::string("gate ") + g.option,
@@ -319,6 +344,28 @@ void write_json(JsonWriter& j, const Report& r, uint64_t probe_seed, const std::
   j.field("bits_per_key", s.bits_per_key);
   j.field("model_fpr", s.model_fpr);
   j.field("fill_fpr", s.fill_fpr);
+  j.key("fill_check");
+  if (s.fill_check) {
+    j.begin_object();
+    j.field("expected_set_bits", s.fill_check->expected_set_bits);
+    j.field("sd", s.fill_check->sd);
+    j.field("low", std::ceil(s.fill_check->interval.low));
+    j.field("high", std::floor(s.fill_check->interval.high));
+    j.field("verdict", s.fill_check->consistent ? "consistent" : "deviates");
+    j.end_object();
+  } else {
+    // Same shape for every kind; no fill, so every member is null.
+    j.begin_object();
+    for (const char* name : {"expected_set_bits", "sd", "low", "high", "verdict"})
+      j.key(name).null();
+    j.end_object();
+  }
+  j.field("below_min_size", s.below_min_size);
+  j.key("min_bits");
+  if (h.kind == FilterKind::kBloom && h.variant == static_cast<uint32_t>(BloomVariant::kStandard))
+    j.value(model::min_standard_bits(h.k));
+  else
+    j.null();
   j.field("lower_bound_bits", s.lower_bound_bits);
   j.field("lower_bound_ratio", s.lower_bound_ratio);
   j.field("file_bytes", r.file_bytes);
@@ -347,7 +394,9 @@ void write_json(JsonWriter& j, const Report& r, uint64_t probe_seed, const std::
     j.field("ci95_high", m.ci95.high);
     j.field("ci999_low", m.ci999.low);
     j.field("ci999_high", m.ci999.high);
-    j.field("model_fpr", m.model_fpr);
+    j.field("model_fpr", s.model_fpr);
+    j.field("expected_fpr", m.expected_fpr);
+    j.field("expected_from", s.fill_fpr ? "fill" : "model");
     j.field("verdict", m.consistent ? "consistent" : "deviates");
     j.end_object();
   } else {
@@ -357,8 +406,13 @@ void write_json(JsonWriter& j, const Report& r, uint64_t probe_seed, const std::
   for (const GateResult& g : r.gates) {
     j.begin_object();
     j.field("name", g.name);
-    j.field("limit", g.limit);
-    j.field("value", g.value);
+    if (g.whole_limit) {
+      j.field("limit", *g.whole_limit);
+      j.field("value", g.whole_value);
+    } else {
+      j.field("limit", g.limit);
+      j.field("value", g.value);
+    }
     j.field("status", status_name(g.status));
     j.field("message", g.message);
     j.end_object();
@@ -375,7 +429,7 @@ void write_json(JsonWriter& j, const Report& r, uint64_t probe_seed, const std::
 // Keys of `path` shaped by the filter's normalisation, as `query` shapes them.
 FprMeasurement measure_negatives(const Filter& filter, const FilterHeader& header,
                                  const std::string& path, InputOptions input_options,
-                                 double model_fpr) {
+                                 double expected_fpr) {
   input_options.normaliser = Normaliser::parse(header.normalisation, path);
   const uint64_t seed = header.seed;
   KeyReader reader({path}, input_options);
@@ -391,7 +445,7 @@ FprMeasurement measure_negatives(const Filter& filter, const FilterHeader& heade
     throw Error(ErrorCode::kBadInput, (path == "-" ? std::string("<stdin>") : path) +
                                           ": --negatives: no keys to measure with");
   }
-  return judge_fpr(present, reader.stats().keys, model_fpr);
+  return judge_fpr(present, reader.stats().keys, expected_fpr);
 }
 
 int run_stats(const StatsOptions& o) {
@@ -445,11 +499,11 @@ int run_stats(const StatsOptions& o) {
       r.age_seconds = r.header.created_unix < 0 ? INT64_MAX : INT64_MIN;
     if (probes) {
       r.measured = Measured{
-          measure_fpr(*loaded.filter, r.header.seed, *probes, probe_seed, r.stats.model_fpr),
+          measure_fpr(*loaded.filter, r.header.seed, *probes, probe_seed, r.stats.expected_fpr()),
           false};
     } else if (!o.negatives.empty()) {
       r.measured = Measured{measure_negatives(*loaded.filter, r.header, o.negatives, input_options,
-                                              r.stats.model_fpr),
+                                              r.stats.expected_fpr()),
                             true};
     }
     evaluate_gates(r, gates);

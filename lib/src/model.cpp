@@ -2,11 +2,19 @@
 // log1p/expm1 keep precision when p is tiny (below 1e-8) or filters are huge (m > 2^40).
 #include "bloomtool/model.h"
 
+#include "bloomtool/index_model.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
 namespace bloomtool::model {
+
+namespace {
+// min_standard_bits(k) = max(floor, per * k^2); chosen from measurements (docs/MODEL.md).
+constexpr uint64_t kMinStandardFloorBits = 1024;
+constexpr uint64_t kMinStandardBitsPerK2 = 64;
+}  // namespace
 
 double bloom_fpr(double m_bits, double n, double k) {
   if (n <= 0) return 0.0;
@@ -36,7 +44,8 @@ double bloom_fill_distinct(double set_bits, double m_bits, double k) {
 }
 
 double lower_bound_bits(double n, double p) {
-  return n * -std::log2(p);
+  const double bits = n * -std::log2(p);
+  return bits == 0.0 ? 0.0 : bits;  // never -0 (p = 1)
 }
 
 }  // namespace bloomtool::model
@@ -86,16 +95,56 @@ uint64_t whole_bits(double m) {
 
 }  // namespace
 
+uint64_t min_standard_bits(uint32_t k) noexcept {
+  return std::max<uint64_t>(kMinStandardFloorBits, uint64_t{kMinStandardBitsPerK2} * k * k);
+}
+
+uint64_t standard_scheme_bits(uint64_t n, double p, uint32_t k, double m_start) {
+  constexpr double kTwo64 = 18446744073709551616.0;
+  const double start = std::max(std::ceil(m_start), static_cast<double>(min_standard_bits(k)));
+  if (!(start < kTwo64)) return 0;
+  const double nd = static_cast<double>(n);
+  // The closed form's m (k rounded to a whole number) may miss p by a hair; that stays accepted,
+  // and sizes grow only where the index scheme itself costs more than 0.1%.
+  const double target = std::max(p, bloom_fpr(std::ceil(m_start), nd, k)) * 1.001;
+  const auto ok = [&](uint64_t m) { return standard_scheme_fpr(m, nd, k) <= target; };
+  uint64_t lo = static_cast<uint64_t>(start);
+  if (ok(lo)) return lo;
+  // Unreachable at any size (the rate's floor): say so at once.
+  if (!ok(uint64_t{1} << 63)) return 0;
+  // Grow by 1/16 until the rate is met, then bisect back.
+  uint64_t hi = lo;
+  while (!ok(hi)) {
+    lo = hi;
+    if (hi >= (uint64_t{1} << 62)) {
+      hi = uint64_t{1} << 63;
+      break;
+    }
+    hi = hi + hi / 16 + 1;
+  }
+  while (hi - lo > 1) {
+    const uint64_t mid = lo + (hi - lo) / 2;
+    if (ok(mid))
+      hi = mid;
+    else
+      lo = mid;
+  }
+  return hi;
+}
+
 BloomSize standard_size(uint64_t n, double p) {
-  const uint64_t bits = whole_bits(bloom_optimal_bits(static_cast<double>(n), p));
-  return {bits, bloom_optimal_k(static_cast<double>(bits), static_cast<double>(n))};
+  const double m = std::ceil(bloom_optimal_bits(static_cast<double>(n), p));
+  const uint32_t k = bloom_optimal_k(std::max(m, 1.0), static_cast<double>(n));
+  const uint64_t bits = standard_scheme_bits(n, p, k, m);
+  return {bits == 0 ? UINT64_MAX : bits, k};
 }
 
 uint64_t standard_bits_for_k(uint64_t n, double p, uint32_t k) {
   // Solve (1 - e^{-kn/m})^k = p for m.
   const double root = std::exp(std::log(p) / k);
   const double m = -static_cast<double>(k) * static_cast<double>(n) / std::log1p(-root);
-  return whole_bits(m);
+  const uint64_t bits = standard_scheme_bits(n, p, k, std::max(1.0, m));
+  return bits == 0 ? UINT64_MAX : bits;
 }
 
 BloomSize blocked_size(uint64_t n, double p, uint32_t k_fixed) {

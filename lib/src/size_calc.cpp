@@ -12,6 +12,7 @@
 #include <functional>
 
 #include "bloomtool/error.h"
+#include "bloomtool/index_model.h"
 #include "bloomtool/model.h"
 
 namespace bloomtool {
@@ -93,15 +94,29 @@ std::vector<SizeRow> from_n_p(uint64_t n, double p, const SizeQuery& q) {
   if (!(std::ceil(m_std) < kTwo64)) too_large(n_at_p(n, p, "standard Bloom"));
   const model::BloomSize s = q.k ? model::BloomSize{model::standard_bits_for_k(n, p, *q.k), *q.k}
                                  : model::standard_size(n, p);
-  rows.push_back(make_row("standard", "standard Bloom", n, s.m_bits,
-                          model::bloom_fpr(static_cast<double>(s.m_bits), nd, s.k)));
-  rows.back().k = s.k;
+  if (s.m_bits == UINT64_MAX) {
+    // The index scheme's floor (keys whose positions coincide) is above p at any size.
+    rows.push_back(make_row("standard", "standard Bloom", n, 0, 0.0));
+    rows.back().bits_per_key.reset();
+    rows.back().unreachable = true;
+  } else {
+    rows.push_back(make_row("standard", "standard Bloom", n, s.m_bits,
+                            model::standard_scheme_fpr(s.m_bits, nd, s.k)));
+    rows.back().k = s.k;
+  }
 
+  // The blocked model cannot reach every p (k bits in 512 have a floor): that row says so and the
+  // others still stand.
   const BlockedSize b = blocked_size_unbounded(n, p, q.k.value_or(0));
-  if (b.m_bits == 0) too_large(n_at_p(n, p, "blocked Bloom"));
-  rows.push_back(make_row("blocked", "blocked Bloom", n, b.m_bits,
-                          model::blocked_fpr(static_cast<double>(b.m_bits), nd, b.k)));
-  rows.back().k = b.k;
+  if (b.m_bits == 0) {
+    rows.push_back(make_row("blocked", "blocked Bloom", n, 0, 0.0));
+    rows.back().bits_per_key.reset();
+    rows.back().unreachable = true;
+  } else {
+    rows.push_back(make_row("blocked", "blocked Bloom", n, b.m_bits,
+                            model::blocked_fpr(static_cast<double>(b.m_bits), nd, b.k)));
+    rows.back().k = b.k;
+  }
 
   for (const XorKind& x : kXorKinds) {
     rows.push_back(make_row(x.name, x.title, n, xor_bits(x, n), model::xor_fpr(x.f)));
@@ -122,7 +137,8 @@ std::vector<SizeRow> from_n_m(uint64_t n, uint64_t m, const SizeQuery& q) {
   std::vector<SizeRow> rows;
 
   const uint32_t k = q.k ? *q.k : model::bloom_optimal_k(md, nd);
-  rows.push_back(make_row("standard", "standard Bloom", n, m, model::bloom_fpr(md, nd, k)));
+  rows.push_back(
+      make_row("standard", "standard Bloom", n, m, model::standard_scheme_fpr(m, nd, k)));
   rows.back().k = k;
 
   const uint64_t mb = round_up_to_blocks(m);
@@ -162,7 +178,7 @@ std::vector<SizeRow> from_p_m(double p, uint64_t m, const SizeQuery& q) {
       "standard Bloom");
   const uint32_t k_std = q.k ? *q.k : model::bloom_optimal_k(md, static_cast<double>(n_std));
   rows.push_back(make_row("standard", "standard Bloom", n_std, m,
-                          model::bloom_fpr(md, static_cast<double>(n_std), k_std)));
+                          model::standard_scheme_fpr(m, static_cast<double>(n_std), k_std)));
   rows.back().k = k_std;
 
   const uint64_t mb = round_up_to_blocks(m);

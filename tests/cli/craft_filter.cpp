@@ -3,7 +3,8 @@
 // normalisation). Usage: craft_filter IN OUT FIELD=VALUE...
 // Fields: kind, variant, hash_id, k, seed, normalisation, input_options, label, kind_params
 // (comma-separated), and fill=SEED, which replaces the payload with pseudo-random bits (about half
-// set, none at or above m: a dense, incompressible filter without hashing millions of keys).
+// set, none at or above m: a dense, incompressible filter without hashing millions of keys), and
+// clear_every=N, which clears every N-th set bit of the payload.
 // Exit 0 on success, 2 on error.
 #include <cstdio>
 #include <cstdlib>
@@ -60,6 +61,13 @@ int main(int argc, char** argv) {
         }
         if (h.kind == FilterKind::kBloom && h.m % 64 != 0)
           c.payload.span().back() &= (uint64_t{1} << (h.m % 64)) - 1;
+      } else if (field == "clear_every") {
+        // Clears every N-th set bit (N = 20: 5% of them), as tampering would.
+        const uint64_t every = number(value);
+        uint64_t seen = 0;
+        for (uint64_t& w : c.payload.span())
+          for (int b = 0; b < 64; ++b)
+            if (((w >> b) & 1) && ++seen % every == 0) w &= ~(uint64_t{1} << b);
       } else if (field == "kind_params") {
         h.kind_params.clear();
         for (size_t at = 0; at < value.size();) {

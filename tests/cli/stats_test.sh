@@ -66,7 +66,7 @@ expect_eq "$(jget blocked.json /variant)" "blocked" "blocked variant reported"
 run "$BT" stats p1.bf --measure 1000000 --seed "$SEED" --json
 expect_eq "$(printf '%s' "$OUT" | "$JQ" - /measurement/false_positives)" "$(jget p1.json /measurement/false_positives)" "same seed, same count"
 run "$BT" stats p1.bf --measure 1M --seed "$SEED"
-expect_match "$OUT" "^  measured p +[0-9.e-]+ \([0-9]+ of 1000000 probes; 95% CI .*\); model .* is consistent" "human measured line"
+expect_match "$OUT" "^  measured p +[0-9.e-]+ \([0-9]+ of 1000000 probes; 95% CI .*\); fill p .* is consistent" "human measured line"
 
 # A measurement that must deviate: the members themselves as "negatives" all pass.
 run "$BT" stats p1.bf --negatives keys100k --json --max-fpr 2%
@@ -183,7 +183,7 @@ gate "--verify of an overfilled filter" 0 over.bf --verify
 "$CRAFT_FILTER" few.bf lying.bf fill=1
 gate "stats of the lying file without --verify" 0 lying.bf
 gate "--verify of a lying header" 1 lying.bf --verify
-expect_match "$ERR" "^bloomtool: lying.bf: --verify failed: the header disagrees with the filter: .*more than k=7 per key for 2 keys; 2 distinct keys recorded but the fill implies [0-9]+$" "verify failure named"
+expect_match "$ERR" "^bloomtool: lying.bf: --verify failed: the header disagrees with the filter: .*more than k=7 per key for 2 keys; 2 distinct keys recorded but the fill implies [0-9]+(;.*)?$" "verify failure named"
 # Two failures in one file, both named; with several files the status is the worst.
 gate "two failed gates" 1 old.bf --max-age 1h --min-keys 3 --json
 expect_eq "$(printf '%s' "$OUT" | "$JQ" - /failed_gates)" '["min_keys","max_age"]' "both failures in JSON"
@@ -221,7 +221,7 @@ expect_match "$ERR" "no keys to measure with" "empty negatives named"
 
 # --- build prints the measured-vs-model line unless told not to --------------------------------
 run "$BT" build -p 1% -o m.bf keys100k
-expect_match "$ERR" "measured p +[0-9.e-]+ \([0-9]+ of 100000 probes; 95% CI .*\); model 0\.010[0-9]* is consistent" "build's measured line"
+expect_match "$ERR" "measured p +[0-9.e-]+ \([0-9]+ of 100000 probes; 95% CI .*\); fill p 0\.0[0-9]* is consistent" "build's measured line"
 run "$BT" build -p 1% --no-measure -o m.bf keys100k
 CHECKS=$((CHECKS + 1))
 grep -q "measured p" <<<"$ERR" && fail "--no-measure still measured"
@@ -232,5 +232,25 @@ expect_match "$ERR" "measured p +[0-9.e-]+ \([0-9]+ of 100000 probes; 95% CI .*\
 run "$BT" xor-build --no-measure -o m.xf keys100k
 CHECKS=$((CHECKS + 1))
 grep -q "measured p" <<<"$ERR" && fail "xor-build --no-measure still measured"
+
+# --- 5% of the set bits cleared behind the header's back: fill check and --verify fail --------
+seq 1 10000 | "$BT" build -q -n 10000 -p 1% -o healthy.bf
+"$CRAFT_FILTER" healthy.bf cleared.bf clear_every=20
+run "$BT" stats cleared.bf --json --verify
+expect_rc 1 "--verify fails on cleared bits"
+expect_eq "$(printf '%s' "$OUT" | "$JQ" - /fill_check/verdict)" "deviates" "JSON fill check deviates"
+run "$BT" stats cleared.bf
+expect_match "$OUT" "^  fill check +deviates: " "text fill check deviates"
+run "$BT" stats healthy.bf --verify
+expect_rc 0 "healthy filter passes --verify"
+expect_match "$OUT" "^  fill check +consistent: " "text fill check consistent"
+
+# --- one key at p = 1%: sized at the minimum, honest verdict; gate limits are whole numbers ---
+echo 200000 | "$BT" build -q -o one.bf
+run "$BT" stats one.bf --json --measure 1M --min-keys 1 --max-age 1000d --max-fpr 1%
+expect_eq "$(printf '%s' "$OUT" | "$JQ" - /measurement/verdict)" "consistent" "one key: consistent"
+expect_eq "$(printf '%s' "$OUT" | "$JQ" - /m)" "3136" "one key: minimum size for k = 7"
+expect_match "$OUT" '"limit": 1,' "min_keys limit is an integer"
+expect_match "$OUT" '"limit": 86400000,' "max_age limit is an integer"
 
 finish

@@ -51,3 +51,15 @@ TEST_CASE("durations and timestamps", "[units]") {
   CHECK(format_timestamp(1706702400) == "2024-01-31T12:00:00Z");
   CHECK_THROWS_AS(parse_timestamp("yesterday", "--created"), Error);
 }
+
+TEST_CASE("format_timestamp: ISO 8601 for every int64, format_bits rounds bytes up", "[units]") {
+  CHECK(bloomtool::format_timestamp(0) == "1970-01-01T00:00:00Z");
+  CHECK(bloomtool::format_timestamp(-62167219200) == "0000-01-01T00:00:00Z");
+  CHECK(bloomtool::format_timestamp(253402300799) == "9999-12-31T23:59:59Z");
+  CHECK(bloomtool::format_timestamp(253402300800) == "+10000-01-01T00:00:00Z");
+  CHECK(bloomtool::format_timestamp(-62167219201) == "-0001-12-31T23:59:59Z");
+  CHECK(bloomtool::format_timestamp(INT64_MAX).rfind("+292277026596-", 0) == 0);
+  CHECK(bloomtool::format_timestamp(INT64_MIN).rfind("-292277022657-", 0) == 0);
+  CHECK(bloomtool::format_bits(10) == "10 bits (2 B)");
+  CHECK(bloomtool::format_bits(8192) == "8192 bits (1.00 KiB)");
+}

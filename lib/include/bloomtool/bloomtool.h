@@ -11,6 +11,7 @@
 #include "bloomtool/filter_file.h"
 #include "bloomtool/hash.h"
 #include "bloomtool/hash_sort.h"
+#include "bloomtool/index_model.h"
 #include "bloomtool/json_writer.h"
 #include "bloomtool/key_reader.h"
 #include "bloomtool/load_filter.h"

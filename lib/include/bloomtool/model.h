@@ -36,10 +36,20 @@ struct BloomSize {
   uint64_t m_bits;
   uint32_t k;
 };
-// Smallest standard filter for n keys at rate p (m rounded up to whole bits, k = optimal).
+// The smallest standard filter sizing produces for k hashes. Below it a key's k positions (double
+// hashing) coincide so often that the rate of a few keys departs from the model; files smaller
+// than this still read, and `stats` reports their exact rate and flags them.
+uint64_t min_standard_bits(uint32_t k) noexcept;
+// Smallest standard filter for n keys at rate p: m from -n ln p / (ln 2)^2, k = optimal, then m
+// raised to min_standard_bits(k) and, where the index scheme's coinciding positions push the
+// rate above p (tiny p), grown until standard_scheme_fpr (index_model.h) meets p.
 BloomSize standard_size(uint64_t n, double p);
-// Smallest standard filter for n keys at rate p with a fixed k: m = -kn / ln(1 - p^(1/k)).
+// The same with a fixed k, starting from m = -kn / ln(1 - p^(1/k)).
 uint64_t standard_bits_for_k(uint64_t n, double p, uint32_t k);
+// Smallest m >= m_start (and >= min_standard_bits(k)) whose scheme rate for n keys is at most
+// 1.001 times p, or the classic rate at m_start if that is higher (k is rounded); 0 when none is
+// below 2^64 bits.
+uint64_t standard_scheme_bits(uint64_t n, double p, uint32_t k, double m_start);
 // Smallest blocked filter (m a multiple of 512) and its best k for n keys at rate p, by the
 // blocked model. k_fixed != 0 restricts the search to that k.
 BloomSize blocked_size(uint64_t n, double p, uint32_t k_fixed = 0);

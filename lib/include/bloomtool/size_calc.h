@@ -29,6 +29,7 @@ struct SizeRow {
   double fpr = 0;
   std::optional<bool> meets_p;     // xor / fuse rows when p was given: 2^-f <= p
   bool above_build_limit = false;  // more bits than model::kMaxBits
+  bool unreachable = false;        // no size below 2^64 bits reaches p (bits, k, fpr unset)
 
   uint64_t bytes() const noexcept { return bits / 8 + (bits % 8 != 0); }
 };

@@ -30,5 +30,8 @@ int64_t parse_timestamp(std::string_view text, std::string_view option);
 std::string format_timestamp(int64_t unix_seconds);
 // "1.50 MiB"
 std::string format_bytes(uint64_t bytes);
+// "8192 bits (1.00 KiB)"; a count that is not whole bytes shows the bytes it occupies, rounded
+// up: "10 bits (2 B)".
+std::string format_bits(uint64_t bits);
 
 }  // namespace bloomtool
