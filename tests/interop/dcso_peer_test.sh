@@ -4,8 +4,9 @@
 # differs from zlib's), the same `bloom check` answers both ways, trailing data and the element
 # count kept.
 source "$(dirname "$0")/lib.sh"
-command -v bloom >/dev/null 2>&1 ||
+BLOOM_CLI=$(command -v "${DCSO_BLOOM:-bloom}") ||
   skip "dcso peer: the 'bloom' CLI is missing (apt-get install golang-github-dcso-bloom-cli)"
+bloom() { "$BLOOM_CLI" "$@"; }
 bloom --version 2>&1 | grep -q 'version 0\.2' || echo "note: $(bloom --version 2>&1) (tested with 0.2.4)"
 
 # 1. Sizing: m and k as Initialize(n, p) computes them, for a grid of n and p.
