@@ -77,12 +77,11 @@ int run(int argc, char** argv) {
       const double p = to_double(p_text);
       if (cmd == "guava-size") {
         const guava::Sizing s = guava::size_for(n, p);
-        out += n_text + " " + p_text + " " + std::to_string(s.words) + " " +
-               std::to_string(s.k) + "\n";
+        out += n_text + " " + p_text + " " + std::to_string(s.words) + " " + std::to_string(s.k) +
+               "\n";
       } else {
         const dcso::Sizing s = dcso::size_for(n, p);
-        out += n_text + " " + p_text + " " + std::to_string(s.m) + " " + std::to_string(s.k) +
-               "\n";
+        out += n_text + " " + p_text + " " + std::to_string(s.m) + " " + std::to_string(s.k) + "\n";
       }
     }
   } else if (cmd == "guava-build") {

@@ -14,6 +14,7 @@
 
 #include "bloomtool/dcso_bloom.h"
 #include "bloomtool/error.h"
+#include "temp_dir.h"
 
 using namespace bloomtool;
 using namespace bloomtool::dcso;
@@ -134,7 +135,9 @@ TEST_CASE("dcso: trailing data and flags survive a round trip", "[interop][dcso]
 }
 
 TEST_CASE("dcso: gzip write and read, concatenated members", "[interop][dcso]") {
-  const std::string path = "dcso_bloom_test.bloom.gz";
+  test::TempDir dir;
+  const std::string path = dir.path() + "/dcso.bloom.gz";
+  const std::string part = dir.path() + "/part.bin";
   DcsoBloom f = DcsoBloom::create(1000, 0.01);
   for (int i = 0; i < 1000; ++i) f.add("key-" + std::to_string(i));
   f.write_file(path, Compression::kGzip);
@@ -154,15 +157,14 @@ TEST_CASE("dcso: gzip write and read, concatenated members", "[interop][dcso]") 
     std::FILE* out = std::fopen(path.c_str(), "wb");
     REQUIRE(out);
     const size_t cut_at = 100;
-    for (const auto& part : {std::vector<uint8_t>(plain.begin(), plain.begin() + cut_at),
-                             std::vector<uint8_t>(plain.begin() + cut_at, plain.end())}) {
-      write_bytes("part.bin", part);
-      REQUIRE(std::system("gzip -n -f part.bin") == 0);
-      const std::vector<uint8_t> member = slurp("part.bin.gz");
+    for (const auto& piece : {std::vector<uint8_t>(plain.begin(), plain.begin() + cut_at),
+                              std::vector<uint8_t>(plain.begin() + cut_at, plain.end())}) {
+      write_bytes(part, piece);
+      REQUIRE(std::system(("gzip -n -f '" + part + "'").c_str()) == 0);
+      const std::vector<uint8_t> member = slurp(part + ".gz");
       std::fwrite(member.data(), 1, member.size(), out);
     }
     std::fclose(out);
-    std::remove("part.bin.gz");
   }
   CHECK(DcsoBloom::read_file(path).serialize() == plain);
 
@@ -190,7 +192,6 @@ TEST_CASE("dcso: gzip write and read, concatenated members", "[interop][dcso]") 
     CHECK(e.code() == ErrorCode::kLimitExceeded);
     CHECK_THAT(e.what(), Catch::Contains("decompressed"));
   }
-  std::remove(path.c_str());
 }
 
 TEST_CASE("dcso reader validates before allocating", "[interop][dcso]") {

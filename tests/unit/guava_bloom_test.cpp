@@ -3,12 +3,12 @@
 // validation. The interop tests (tests/interop) run the real jar.
 #include <catch2/catch.hpp>
 
-#include <cstdio>
 #include <string>
 #include <vector>
 
 #include "bloomtool/error.h"
 #include "bloomtool/guava_bloom.h"
+#include "temp_dir.h"
 
 using namespace bloomtool;
 using namespace bloomtool::guava;
@@ -172,13 +172,13 @@ TEST_CASE("guava reader validates before allocating", "[interop][guava]") {
 }
 
 TEST_CASE("guava file round trip and I/O errors name the path", "[interop][guava]") {
-  const std::string path = "guava_bloom_test.bin";
+  test::TempDir dir;
+  const std::string path = dir.path() + "/guava.bin";
   GuavaBloom f = GuavaBloom::create(1000, 0.001, Strategy::kMurmur128Mitz32);
   f.put("x");
   f.write_file(path);
   const GuavaBloom g = GuavaBloom::read_file(path);
   CHECK(g.serialize() == f.serialize());
-  std::remove(path.c_str());
   try {
     GuavaBloom::read_file("no/such/guava.bin");
     FAIL("no error");
