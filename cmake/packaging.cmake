@@ -23,7 +23,7 @@ set(CPACK_DEBIAN_PACKAGE_SECTION utils)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # The static library needs these to link; the program needs none of them.
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libfmt-dev, libzstd-dev, libsimdjson-dev, libxxhash-dev")
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libfmt-dev, libzstd-dev, libsimdjson-dev, libxxhash-dev, zlib1g-dev")
 # The extended description (CPack takes the synopsis from CPACK_PACKAGE_DESCRIPTION_SUMMARY).
 set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
     "bloomtool builds probabilistic membership filters (Bloom, blocked Bloom,

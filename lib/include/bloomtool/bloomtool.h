@@ -1,17 +1,21 @@
 // The library's entry header: `#include <bloomtool/bloomtool.h>` declares the whole public API
-// (filters and their models, key reading and hashing, filter files, merging, statistics, errors
-// and the version). Every header of lib/include/bloomtool is listed here; each also stands alone.
+// (filters and their models, key reading and hashing, filter files, merging, statistics, errors,
+// the version, and the foreign Guava and DCSO Bloom formats). Every header of
+// lib/include/bloomtool is listed here; each also stands alone.
 #pragma once
 
 #include "bloomtool/atomic_file.h"
 #include "bloomtool/batch_pipeline.h"
 #include "bloomtool/bloom.h"
+#include "bloomtool/dcso_bloom.h"
 #include "bloomtool/error.h"
 #include "bloomtool/filter.h"
 #include "bloomtool/filter_file.h"
+#include "bloomtool/guava_bloom.h"
 #include "bloomtool/hash.h"
 #include "bloomtool/hash_sort.h"
 #include "bloomtool/index_model.h"
+#include "bloomtool/interop_hash.h"
 #include "bloomtool/json_writer.h"
 #include "bloomtool/key_reader.h"
 #include "bloomtool/load_filter.h"
