@@ -1,0 +1,94 @@
+// Output options: the shrink guard, creation time and early checks of output paths.
+#include "output_args.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <ctime>
+
+#include <fmt/format.h>
+
+#include "bloomtool/error.h"
+#include "bloomtool/filter_file.h"
+#include "bloomtool/units.h"
+
+namespace bloomtool::cli {
+
+void ShrinkGuardArgs::add_to(CLI::App& app) {
+  app.add_option("--min-keys", min_keys,
+                 "Refuse to write the filter (exit 2) if the input has fewer distinct keys")
+      ->type_name("N");
+  app.add_option("--max-shrink", max_shrink,
+                 "Refuse to replace OUT (exit 2) if the new filter has this much fewer distinct "
+                 "keys than OUT records (10%, 0.1)")
+      ->type_name("PCT");
+}
+
+ShrinkLimits ShrinkGuardArgs::limits(const std::string& output) const {
+  ShrinkLimits l;
+  if (!min_keys.empty()) l.min_keys = parse_count(min_keys, "--min-keys");
+  if (!max_shrink.empty()) {
+    if (output == "-") {
+      throw Error(ErrorCode::kInvalidArgument,
+                  "--max-shrink: compares with the file being replaced; not possible with -o -");
+    }
+    l.max_shrink = parse_fraction(max_shrink, "--max-shrink");
+  }
+  return l;
+}
+
+void check_shrink(const ShrinkLimits& limits, const std::string& output, uint64_t distinct) {
+  const std::string name = output == "-" ? "<stdout>" : output;
+  if (distinct < limits.min_keys) {
+    throw Error(ErrorCode::kLimitExceeded,
+                fmt::format("{}: {} distinct keys, fewer than --min-keys {}; nothing written", name,
+                            distinct, limits.min_keys));
+  }
+  if (!limits.max_shrink) return;
+  struct stat st;
+  if (::stat(output.c_str(), &st) != 0 && errno == ENOENT) return;  // first run: nothing to compare
+  FilterHeader old;
+  try {
+    old = read_filter_header(output);
+  } catch (const Error& e) {
+    throw Error(e.code(), std::string(e.what()) +
+                              " (--max-shrink compares with the file being replaced; remove it "
+                              "to start afresh)");
+  }
+  const double floor = (1.0 - *limits.max_shrink) * static_cast<double>(old.distinct_estimate);
+  if (static_cast<double>(distinct) < floor) {
+    const double shrink =
+        100.0 * (1.0 - static_cast<double>(distinct) / static_cast<double>(old.distinct_estimate));
+    throw Error(ErrorCode::kLimitExceeded,
+                fmt::format("{}: {} distinct keys, {:.1f}% fewer than the {} in the file being "
+                            "replaced (--max-shrink {}); nothing written",
+                            name, distinct, shrink, old.distinct_estimate,
+                            fmt::format("{:g}%", *limits.max_shrink * 100.0)));
+  }
+}
+
+int64_t creation_time(const std::string& created_option) {
+  if (!created_option.empty()) return parse_timestamp(created_option, "--created");
+  if (const char* sde = std::getenv("SOURCE_DATE_EPOCH"); sde != nullptr && *sde != '\0') {
+    return parse_timestamp(sde, "SOURCE_DATE_EPOCH");
+  }
+  return static_cast<int64_t>(std::time(nullptr));
+}
+
+void check_output_path(const std::string& path) {
+  if (path == "-") return;
+  if (path.empty()) throw Error(ErrorCode::kInvalidArgument, "-o: empty output path");
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) throw_io_error(path, EISDIR);
+  const auto slash = path.rfind('/');
+  const std::string dir =
+      slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  if (::stat(dir.c_str(), &st) != 0) throw_io_error(path, errno);
+  if (!S_ISDIR(st.st_mode)) throw_io_error(path, ENOTDIR);
+  if (::access(dir.c_str(), W_OK) != 0) throw_io_error(path, errno);
+}
+
+}  // namespace bloomtool::cli

@@ -1,0 +1,37 @@
+// Options of the commands that write a filter file: creation time, early checks of the output
+// path, and the shrink guard against publishing a filter built from truncated input.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace bloomtool::cli {
+
+// Guards for cron jobs against publishing a filter built from truncated input: --min-keys N and
+// --max-shrink PCT (compared with the distinct keys recorded in the file being replaced).
+struct ShrinkLimits {
+  uint64_t min_keys = 0;
+  std::optional<double> max_shrink;  // a fraction in [0, 1]
+};
+struct ShrinkGuardArgs {
+  std::string min_keys;
+  std::string max_shrink;
+  void add_to(CLI::App& app);
+  // Parses the options; --max-shrink needs a file output (not "-").
+  ShrinkLimits limits(const std::string& output) const;
+};
+// Throws kLimitExceeded, naming `output`, when `distinct` keys break a limit; nothing is written
+// then. An existing output that cannot be read as a filter fails --max-shrink too.
+void check_shrink(const ShrinkLimits& limits, const std::string& output, uint64_t distinct);
+
+// Creation time for new files: --created, else SOURCE_DATE_EPOCH, else now.
+int64_t creation_time(const std::string& created_option);
+
+// Fails early (kIOError naming the path) when `path` cannot be created: missing or unwritable
+// directory, or a directory in its place. "-" (stdout) always passes.
+void check_output_path(const std::string& path);
+
+}  // namespace bloomtool::cli
