@@ -11,9 +11,9 @@
 
 #include "bloomtool/bloom.h"
 #include "bloomtool/error.h"
-#include "bloomtool/hash.h"
 #include "bloomtool/json_writer.h"
 #include "bloomtool/load_filter.h"
+#include "bloomtool/measure_keys.h"
 #include "bloomtool/normalise.h"
 #include "bloomtool/stats.h"
 #include "bloomtool/units.h"
@@ -54,21 +54,15 @@ FprMeasurement measure_negatives(const Filter& filter, const FilterHeader& heade
                                  const std::string& path, InputOptions input_options,
                                  double model_fpr) {
   input_options.normaliser = Normaliser::parse(header.normalisation, path);
-  const uint64_t seed = header.seed;
-  KeyReader reader({path}, input_options);
-  KeyBatch batch;
-  std::vector<uint64_t> hashes;
-  uint64_t present = 0;
-  while (reader.next(batch)) {
-    hashes.resize(batch.keys.size());
-    for (size_t i = 0; i < batch.keys.size(); ++i) hashes[i] = hash_key(batch.keys[i], seed);
-    present += count_present(filter, hashes);
-  }
-  if (reader.stats().keys == 0) {
+  KeyStreamOptions stream_options;
+  stream_options.seed = header.seed;
+  std::unique_ptr<KeyStream> keys = open_key_stream({path}, input_options, stream_options);
+  const FprMeasurement m = measure_fpr_with_keys(filter, *keys, model_fpr);
+  if (m.probes == 0) {
     throw Error(ErrorCode::kBadInput, (path == "-" ? std::string("<stdin>") : path) +
                                           ": --negatives: no keys to measure with");
   }
-  return judge_fpr(present, reader.stats().keys, model_fpr);
+  return m;
 }
 
 int run_stats(const StatsOptions& o) {

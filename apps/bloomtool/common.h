@@ -12,21 +12,15 @@
 #include <string_view>
 #include <vector>
 
+#include "bloomtool/error.h"
 #include "input_args.h"
 #include "output_args.h"
 #include "stdout_writer.h"
 
 namespace bloomtool::cli {
 
-// Regular files of at least twice this size are split at line ends and read by all threads.
-inline constexpr uint64_t kMinRangeBytes = uint64_t{1} << 20;
-// Pieces that `query` splits regular files into (results stay in input order, so threads read
-// a few pieces ahead of the output): files of twice this size and more are split.
-inline constexpr uint64_t kQueryRangeBytes = uint64_t{4} << 20;
-// Memory that threads building a Bloom filter may spend on private copies of it.
-inline constexpr uint64_t kMaxPrivateCopyBytes = uint64_t{32} << 20;
-
-// Exit statuses (DESIGN.md section 3).
+// Exit statuses: 0 success, 1 a negative answer (query matched nothing, a stats gate failed),
+// 2 any error.
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitNegative = 1;
 inline constexpr int kExitError = 2;
@@ -48,6 +42,17 @@ Command register_stats(CLI::App& root);
 // files opened later cannot take their numbers: reading a closed stdin or writing a closed stdout
 // then fails with EBADF instead of touching some other file; diagnostics to a closed stderr vanish.
 void guard_standard_fds() noexcept;
+
+// Runs `f()`; an Error it throws gets "<flag>: " before its message, so that library
+// messages, which name values and fields, name the command-line flag too.
+template <class F>
+auto for_flag(std::string_view flag, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const Error& e) {
+    throw Error(e.code(), std::string(flag) + ": " + e.what());
+  }
+}
 
 // Prints "bloomtool: <message>" on stderr.
 void warn(std::string_view message) noexcept;

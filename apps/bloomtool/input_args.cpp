@@ -153,7 +153,14 @@ InputOptions InputArgs::options() const {
     }
     steps.push_back({NormStepKind::kStripPrefix, prefix});
   }
-  if (!normalize.empty()) steps.push_back({parse_norm_preset(normalize), {}});
+  if (!normalize.empty()) {
+    try {
+      steps.push_back({parse_norm_preset(normalize), {}});
+    } catch (const Error&) {
+      throw Error(ErrorCode::kInvalidArgument,
+                  "--normalize: '" + normalize + "' is not one of email, phone, url");
+    }
+  }
   o.normaliser = Normaliser(std::move(steps));
   return o;
 }
@@ -163,4 +170,21 @@ void report_bad_lines(const InputStats& stats) {
   warn(fmt::format("skipped {} bad line{} (first: {})", stats.bad_lines,
                    stats.bad_lines == 1 ? "" : "s", stats.first_bad_line));
 }
+std::unique_ptr<KeyStream> open_key_stream(const std::vector<std::string>& inputs,
+                                           const InputOptions& options,
+                                           const KeyStreamOptions& stream_options) {
+  try {
+    return std::make_unique<KeyStream>(inputs, options, stream_options);
+  } catch (const InputOptionError& e) {
+    const std::string& f = e.field();
+    const char* flag = f == "field"           ? "--field"
+                       : f == "delimiter"     ? "--delimiter"
+                       : f == "column"        ? "--column"
+                       : f == "max_key_bytes" ? "--max-key-bytes"
+                                              : nullptr;
+    if (flag == nullptr) throw;
+    throw Error(e.code(), std::string(flag) + ": " + e.reason());
+  }
+}
+
 }  // namespace bloomtool::cli

@@ -7,7 +7,10 @@
 #include <string>
 #include <vector>
 
+#include <memory>
+
 #include "bloomtool/key_reader.h"
+#include "bloomtool/key_stream.h"
 
 namespace bloomtool::cli {
 
@@ -43,5 +46,11 @@ struct InputArgs {
 // Prints the skipped bad lines, if any, as one diagnostic: "bloomtool: skipped N bad lines
 // (first: ...)".
 void report_bad_lines(const InputStats& stats);
+
+// Opens a key stream; an input option the library refuses is reported under its flag
+// ("--field: ...").
+std::unique_ptr<KeyStream> open_key_stream(const std::vector<std::string>& inputs,
+                                           const InputOptions& options,
+                                           const KeyStreamOptions& stream_options = {});
 
 }  // namespace bloomtool::cli

@@ -91,4 +91,29 @@ void check_output_path(const std::string& path) {
   if (::access(dir.c_str(), W_OK) != 0) throw_io_error(path, errno);
 }
 
+void OutputArgs::add_output(CLI::App& app) {
+  app.add_option("-o,--output", output, "Output file, written atomically; '-' for stdout")
+      ->required()
+      ->type_name("OUT");
+}
+
+void OutputArgs::add_to(CLI::App& app, const char* label_help, const char* quiet_help) {
+  app.add_option("--label", label, label_help)->type_name("TEXT");
+  app.add_option("--created", created,
+                 "Creation time to record (Unix seconds or 2024-01-31T12:00:00Z); default "
+                 "SOURCE_DATE_EPOCH, else now")
+      ->type_name("TIME");
+  guard.add_to(app);
+  app.add_flag("-q,--quiet", quiet, quiet_help);
+}
+
+OutputArgs::Prepared OutputArgs::prepare() const {
+  Prepared p;
+  p.provenance.created_unix = creation_time(created);
+  p.provenance.label = label;
+  check_output_path(output);
+  p.limits = guard.limits(output);
+  return p;
+}
+
 }  // namespace bloomtool::cli

@@ -8,6 +8,8 @@
 #include <optional>
 #include <string>
 
+#include "bloomtool/build_header.h"
+
 namespace bloomtool::cli {
 
 // Guards for cron jobs against publishing a filter built from truncated input: --min-keys N and
@@ -33,5 +35,29 @@ int64_t creation_time(const std::string& created_option);
 // Fails early (kIOError naming the path) when `path` cannot be created: missing or unwritable
 // directory, or a directory in its place. "-" (stdout) always passes.
 void check_output_path(const std::string& path);
+
+// -o, --label, --created, the shrink guard and -q: the options of every command that writes a
+// filter file.
+struct OutputArgs {
+  std::string output;
+  std::string label;
+  std::string created;
+  bool quiet = false;
+  ShrinkGuardArgs guard;
+
+  // Registers -o (required).
+  void add_output(CLI::App& app);
+  // Registers --label, --created, --min-keys, --max-shrink and -q.
+  void add_to(CLI::App& app, const char* label_help, const char* quiet_help);
+
+  struct Prepared {
+    BuildProvenance provenance;
+    ShrinkLimits limits;
+  };
+  // Parses the options and checks the output path, before any input is read.
+  Prepared prepare() const;
+  // The output as messages name it: "<stdout>" for "-".
+  std::string name() const { return output == "-" ? "<stdout>" : output; }
+};
 
 }  // namespace bloomtool::cli

@@ -1,0 +1,39 @@
+// What `build` and `xor-build` share: the output options, --threads, --no-measure and the input
+// options; opening the key stream with progress; and the summary lines both print.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "bloomtool/filter.h"
+#include "bloomtool/filter_file.h"
+#include "bloomtool/key_stream.h"
+#include "input_args.h"
+#include "output_args.h"
+
+namespace bloomtool::cli {
+
+struct KeyBuildArgs {
+  OutputArgs out;
+  unsigned threads = 0;
+  bool no_measure = false;
+  InputArgs input;
+
+  // Registers everything but -o and the command's own options.
+  void add_to(CLI::App& app, const char* quiet_help, const char* threads_help);
+  // The key stream over the inputs, hashed with the default seed.
+  std::unique_ptr<KeyStream> open_keys(const InputOptions& options) const;
+};
+
+// The summary lines about the input: "  input  ...", normalisation, lines read, empty lines,
+// empty keys and bad lines, each ending in a newline.
+std::string input_summary(const FilterHeader& header, const InputOptions& options,
+                          const InputStats& stats);
+
+// Prints "  measured p  ..." for a quick measurement of `filter` against `model_fpr`.
+void print_quick_measurement(const Filter& filter, uint64_t seed, double model_fpr);
+
+}  // namespace bloomtool::cli
