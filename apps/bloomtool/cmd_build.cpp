@@ -6,7 +6,7 @@
 
 #include "bloomtool/bloom_build.h"
 #include "bloomtool/error.h"
-#include "bloomtool/units.h"
+#include "units_cli.h"
 #include "build_args.h"
 #include "common.h"
 #include "progress.h"

@@ -6,7 +6,7 @@
 #include "bloomtool/bloom.h"
 #include "bloomtool/error.h"
 #include "bloomtool/merge.h"
-#include "bloomtool/units.h"
+#include "units_cli.h"
 #include "common.h"
 
 namespace bloomtool::cli {

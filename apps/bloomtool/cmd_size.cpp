@@ -5,10 +5,10 @@
 #include <optional>
 
 #include "bloomtool/error.h"
-#include "bloomtool/json_writer.h"
+#include "json_writer.h"
 #include "bloomtool/model.h"
 #include "bloomtool/size_calc.h"
-#include "bloomtool/units.h"
+#include "units_cli.h"
 #include "common.h"
 
 namespace bloomtool::cli {

@@ -11,12 +11,12 @@
 
 #include "bloomtool/bloom.h"
 #include "bloomtool/error.h"
-#include "bloomtool/json_writer.h"
+#include "json_writer.h"
 #include "bloomtool/load_filter.h"
 #include "bloomtool/measure_keys.h"
 #include "bloomtool/normalise.h"
 #include "bloomtool/stats.h"
-#include "bloomtool/units.h"
+#include "units_cli.h"
 #include "common.h"
 #include "stats_report.h"
 

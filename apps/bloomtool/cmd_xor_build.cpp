@@ -6,7 +6,7 @@
 
 #include "bloomtool/error.h"
 #include "bloomtool/model.h"
-#include "bloomtool/units.h"
+#include "units_cli.h"
 #include "bloomtool/xor_build.h"
 #include "build_args.h"
 #include "common.h"

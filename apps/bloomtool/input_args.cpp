@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "bloomtool/error.h"
-#include "bloomtool/units.h"
+#include "units_cli.h"
 #include "common.h"
 
 namespace bloomtool::cli {

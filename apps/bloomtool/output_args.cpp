@@ -13,7 +13,7 @@
 
 #include "bloomtool/error.h"
 #include "bloomtool/filter_file.h"
-#include "bloomtool/units.h"
+#include "units_cli.h"
 
 namespace bloomtool::cli {
 

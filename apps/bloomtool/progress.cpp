@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <string>
 
-#include "bloomtool/units.h"
+#include "units_cli.h"
 
 namespace bloomtool::cli {
 

@@ -4,7 +4,7 @@
 
 #include "bloomtool/bloom.h"
 #include "bloomtool/hash.h"
-#include "bloomtool/units.h"
+#include "units_cli.h"
 #include "stats_report.h"
 
 namespace bloomtool::cli {

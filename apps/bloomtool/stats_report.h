@@ -9,7 +9,7 @@
 
 #include "bloomtool/error.h"
 #include "bloomtool/filter_file.h"
-#include "bloomtool/json_writer.h"
+#include "json_writer.h"
 #include "bloomtool/stats.h"
 #include "common.h"
 
