@@ -13,6 +13,7 @@
 #include "bloomtool/key_stream.h"
 #include "input_args.h"
 #include "output_args.h"
+#include "progress.h"
 
 namespace bloomtool::cli {
 
@@ -26,6 +27,23 @@ struct KeyBuildArgs {
   void add_to(CLI::App& app, const char* quiet_help, const char* threads_help);
   // The key stream over the inputs, hashed with the default seed.
   std::unique_ptr<KeyStream> open_keys(const InputOptions& options) const;
+
+  // Runs build(keys) over the inputs with the progress line, if wanted, and returns its result.
+  // A construction that fails for a reason the command reports itself (`Refusal`) still draws
+  // the final progress state first.
+  template <class Refusal, class Build>
+  auto build_with_progress(const InputOptions& options, Build&& build) const {
+    std::unique_ptr<KeyStream> keys = open_keys(options);
+    Progress progress(*keys, want_progress(input.progress, out.quiet, false), input.progress);
+    try {
+      auto r = build(*keys);
+      progress.finish();
+      return r;
+    } catch (const Refusal&) {
+      progress.finish();
+      throw;
+    }
+  }
 };
 
 // The summary lines about the input: "  input  ...", normalisation, lines read, empty lines,

@@ -6,10 +6,9 @@
 
 #include "bloomtool/bloom_build.h"
 #include "bloomtool/error.h"
-#include "units_cli.h"
 #include "build_args.h"
 #include "common.h"
-#include "progress.h"
+#include "units_cli.h"
 
 namespace bloomtool::cli {
 
@@ -80,20 +79,16 @@ int run_build(const BuildOptions& o) {
   const InputOptions input_options = o.args.input.options();
   const OutputArgs::Prepared out = o.args.out.prepare();
 
-  std::unique_ptr<KeyStream> keys = o.args.open_keys(input_options);
-  Progress progress(*keys, want_progress(o.args.input.progress, o.args.out.quiet, false),
-                    o.args.input.progress);
   BloomBuild r;
   try {
-    r = build_bloom(*keys, plan, out.provenance);
+    r = o.args.build_with_progress<OverfillError>(
+        input_options, [&](KeyStream& keys) { return build_bloom(keys, plan, out.provenance); });
   } catch (const OverfillError& e) {
-    progress.finish();
     throw Error(e.code(),
                 fmt::format("{}: about {} distinct keys, more than 20% over -n {}; nothing written "
                             "(raise -n, or pass --allow-overfill)",
                             o.args.out.output, e.distinct(), e.capacity()));
   }
-  progress.finish();
   check_shrink(out.limits, o.args.out.output, r.distinct);
   const uint64_t file_bytes = r.write(o.args.out.output);
   if (!o.args.out.quiet) print_summary(o, r, input_options, file_bytes);

@@ -50,12 +50,13 @@ uint64_t parse_seed(const std::string& text) {
 }
 
 // Keys of `path` shaped by the filter's normalisation, as `query` shapes them.
-FprMeasurement measure_negatives(const Filter& filter, const FilterHeader& header,
-                                 const std::string& path, InputOptions input_options,
+// `normalisation` and `seed` are the filter's.
+FprMeasurement measure_negatives(const Filter& filter, const std::string& normalisation,
+                                 uint64_t seed, const std::string& path, InputOptions input_options,
                                  double model_fpr) {
-  input_options.normaliser = Normaliser::parse(header.normalisation, path);
+  input_options.normaliser = Normaliser::parse(normalisation, path);
   KeyStreamOptions stream_options;
-  stream_options.seed = header.seed;
+  stream_options.seed = seed;
   std::unique_ptr<KeyStream> keys = open_key_stream({path}, input_options, stream_options);
   const FprMeasurement m = measure_fpr_with_keys(filter, *keys, model_fpr);
   if (m.probes == 0) {
@@ -118,8 +119,8 @@ int run_stats(const StatsOptions& o) {
           measure_fpr(*loaded.filter, r.header.seed, *probes, probe_seed, r.stats.model_fpr),
           false};
     } else if (!o.negatives.empty()) {
-      r.measured = Measured{measure_negatives(*loaded.filter, r.header, o.negatives, input_options,
-                                              r.stats.model_fpr),
+      r.measured = Measured{measure_negatives(*loaded.filter, r.header.normalisation, r.header.seed,
+                                              o.negatives, input_options, r.stats.model_fpr),
                             true};
     }
     evaluate_gates(r, gates);

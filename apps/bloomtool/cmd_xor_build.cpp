@@ -6,11 +6,10 @@
 
 #include "bloomtool/error.h"
 #include "bloomtool/model.h"
-#include "units_cli.h"
 #include "bloomtool/xor_build.h"
 #include "build_args.h"
 #include "common.h"
-#include "progress.h"
+#include "units_cli.h"
 
 namespace bloomtool::cli {
 
@@ -80,17 +79,13 @@ int run_xor_build(const XorBuildCliOptions& o) {
   const InputOptions input_options = o.args.input.options();
   const OutputArgs::Prepared out = o.args.out.prepare();
 
-  std::unique_ptr<KeyStream> keys = o.args.open_keys(input_options);
-  Progress progress(*keys, want_progress(o.args.input.progress, o.args.out.quiet, false),
-                    o.args.input.progress);
   XorBuild r;
   try {
-    r = build_xor(*keys, options, out.provenance);
+    r = o.args.build_with_progress<XorConstructionError>(
+        input_options, [&](KeyStream& keys) { return build_xor(keys, options, out.provenance); });
   } catch (const XorConstructionError& e) {
-    progress.finish();
     throw Error(e.code(), o.args.out.name() + ": " + e.what() + "; nothing written");
   }
-  progress.finish();
   check_shrink(out.limits, o.args.out.output, r.built.distinct);
   const uint64_t file_bytes = r.write(o.args.out.output);
   if (!o.args.out.quiet) print_summary(o, r, input_options, file_bytes);

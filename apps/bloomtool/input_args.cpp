@@ -175,7 +175,7 @@ std::unique_ptr<KeyStream> open_key_stream(const std::vector<std::string>& input
                                            const KeyStreamOptions& stream_options) {
   try {
     return std::make_unique<KeyStream>(inputs, options, stream_options);
-  } catch (const InputOptionError& e) {
+  } catch (const FieldError& e) {
     const std::string& f = e.field();
     const char* flag = f == "field"           ? "--field"
                        : f == "delimiter"     ? "--delimiter"

@@ -1,6 +1,6 @@
 // The hashed key stream: chooses between reading split ranges of regular files on every thread
 // (plan_line_ranges + the range pipelines) and one reader feeding a worker pool (stdin, pipes,
-// zstd, --skip-bad-lines), and hashes every key with the stream's seed on the thread that
+// zstd, skipping bad lines), and hashes every key with the stream's seed on the thread that
 // handles its batch.
 #include "bloomtool/key_stream.h"
 

@@ -14,7 +14,6 @@
 #include <string_view>
 #include <vector>
 
-#include "bloomtool/error.h"
 #include "bloomtool/normalise.h"
 
 namespace bloomtool {
@@ -50,22 +49,6 @@ std::string input_options_text(const InputOptions& options);
 std::string describe_input_options(std::string_view text);
 // "lines", "ndjson", "delimited", "csv".
 const char* input_format_name(InputFormat format) noexcept;
-
-// Thrown (code kInvalidArgument) by KeyReader for input options it cannot use: field() names the
-// InputOptions member ("max_key_bytes", "field", "delimiter", "column"), reason() says why.
-class InputOptionError : public Error {
- public:
-  InputOptionError(std::string field, std::string reason)
-      : Error(ErrorCode::kInvalidArgument, "input option " + field + ": " + reason),
-        field_(std::move(field)),
-        reason_(std::move(reason)) {}
-  const std::string& field() const noexcept { return field_; }
-  const std::string& reason() const noexcept { return reason_; }
-
- private:
-  std::string field_;
-  std::string reason_;
-};
 
 struct InputStats {
   uint64_t lines = 0;          // lines read, empty and bad ones included
