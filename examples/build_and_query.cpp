@@ -3,29 +3,28 @@
 #include <bloomtool/bloomtool.h>
 
 #include <cstdio>
+#include <fstream>
 #include <string>
 
 int main(int argc, char** argv) {
   const std::string path = argc > 1 ? argv[1] : "example.bf";
-  const char* keys[] = {"apple", "banana", "cherry"};
+  const std::string keys_path = path + ".keys";
+  std::ofstream(keys_path) << "apple\nbanana\ncherry\n";
 
-  const bloomtool::model::BloomSize size = bloomtool::model::standard_size(3, 0.01);
-  bloomtool::BloomFilter filter(size.m_bits, size.k);
-  for (const char* key : keys) filter.add(bloomtool::hash_key(key, bloomtool::kDefaultSeed));
-
-  bloomtool::FilterHeader header;  // kind Bloom, standard variant
-  header.hash_id = bloomtool::kHashXxh3_64;
-  header.seed = bloomtool::kDefaultSeed;
-  header.m = filter.bits();
-  header.k = filter.k();
-  header.keys_added = header.distinct_estimate = 3;
-  header.tool_version = std::string("build_and_query ") + bloomtool::kToolVersion;
-  bloomtool::write_filter_file(path, header, filter.words(), filter.words().size() * 8);
+  // The keys are read, hashed and sized for exactly (-p 1% without -n) as `bloomtool build` does.
+  bloomtool::KeyStream keys({keys_path}, bloomtool::InputOptions{});
+  bloomtool::BloomPlan plan;
+  plan.fpr = 0.01;
+  bloomtool::BuildProvenance provenance;
+  provenance.label = "example";
+  bloomtool::BloomBuild built = bloomtool::build_bloom(keys, plan, provenance);
+  built.write(path);  // atomically, with its header and checksums
 
   const bloomtool::LoadedFilter loaded = bloomtool::load_filter(path);
   for (const char* key : {"apple", "cherry", "durian"}) {
     const bool maybe = loaded.filter->contains_hash(bloomtool::hash_key(key, loaded.header.seed));
     std::printf("%s: %s\n", key, maybe ? "maybe present" : "absent");
   }
+  std::remove(keys_path.c_str());
   return 0;
 }

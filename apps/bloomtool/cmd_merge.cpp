@@ -6,9 +6,8 @@
 #include "bloomtool/bloom.h"
 #include "bloomtool/error.h"
 #include "bloomtool/merge.h"
-#include "bloomtool/units.h"
-#include "bloomtool/version.h"
 #include "common.h"
+#include "units_cli.h"
 
 namespace bloomtool::cli {
 
@@ -18,31 +17,22 @@ struct MergeOptions {
   std::vector<std::string> filters;
   std::string output;
   bool intersect = false;
-  std::string label;
-  std::string created;
-  bool quiet = false;
-  ShrinkGuardArgs guard;
+  OutputArgs out;
 };
 
 int run_merge(const MergeOptions& o) {
   if (o.filters.size() < 2) {
     throw Error(ErrorCode::kInvalidArgument, "merge: give at least two filter files");
   }
-  const int64_t created = creation_time(o.created);
-  check_output_path(o.output, o.filters, /*allow_in_place=*/true);
-  const ShrinkLimits shrink_limits = o.guard.limits(o.output);
+  const OutputArgs::Prepared out = o.out.prepare(o.filters, /*allow_in_place=*/true);
   const MergeOp op = o.intersect ? MergeOp::kIntersect : MergeOp::kUnion;
 
-  MergedFilter merged = merge_filter_files(o.filters, op);
-  FilterHeader& h = merged.header;
-  h.created_unix = created;
-  h.tool_version = std::string("bloomtool ") + kToolVersion;
-  h.label = o.label;
-  check_shrink(shrink_limits, o.output, h.distinct_estimate);
-  const uint64_t file_bytes =
-      write_filter_file(o.output, h, merged.words.span(), merged.words.size() * 8);
+  MergedFilter merged = merge_filter_files(o.filters, op, out.provenance);
+  const auto& h = merged.header;
+  check_shrink(out.limits, o.out.output, h.distinct_estimate);
+  const uint64_t file_bytes = merged.write(o.out.output);
 
-  if (!o.quiet) {
+  if (!o.out.quiet) {
     const bool uni = op == MergeOp::kUnion;
     fmt::print(stderr,
                "bloomtool: wrote {}: {} of {} bloom ({}) filters\n"
@@ -54,9 +44,9 @@ int run_merge(const MergeOptions& o) {
                "  distinct keys   {} (estimated from the fill{})\n"
                "  fill p          {:.6g} (false-positive rate of these bits)\n"
                "  file size       {} ({} bytes)\n",
-               o.output == "-" ? "<stdout>" : o.output, uni ? "union" : "intersection",
-               o.filters.size(), bloom_variant_name(static_cast<BloomVariant>(h.variant)), h.m,
-               format_bytes(h.m / 8), h.k, merged.set_bits,
+               o.out.name(), uni ? "union" : "intersection", o.filters.size(),
+               bloom_variant_name(static_cast<BloomVariant>(h.variant)), h.m, format_bytes(h.m / 8),
+               h.k, merged.set_bits,
                100.0 * static_cast<double>(merged.set_bits) / static_cast<double>(h.m),
                h.lines_read, h.keys_added,
                uni ? "sum over the inputs: an upper bound" : "the smallest input's: an upper bound",
@@ -78,19 +68,10 @@ Command register_merge(CLI::App& root) {
          "Two or more Bloom filter files with the same variant, m, k, seed and key options")
       ->required()
       ->type_name("FILTER");
-  app->add_option("-o,--output", o->output, "Output file, written atomically; '-' for stdout")
-      ->required()
-      ->type_name("OUT");
+  o->out.add_output(*app);
   app->add_flag("--intersect", o->intersect,
                 "Keep only the bits set in every input (AND) instead of in any input (OR)");
-  app->add_option("--label", o->label, "Free text stored in the file (default: none)")
-      ->type_name("TEXT");
-  app->add_option("--created", o->created,
-                  "Creation time to record (Unix seconds or 2024-01-31T12:00:00Z); default "
-                  "SOURCE_DATE_EPOCH, else now")
-      ->type_name("TIME");
-  o->guard.add_to(*app);
-  app->add_flag("-q,--quiet", o->quiet, "Print nothing but errors");
+  o->out.add_to(*app, "Free text stored in the file (default: none)", "Print nothing but errors");
   return {app, [o] { return run_merge(*o); }};
 }
 

@@ -4,8 +4,7 @@
 #include <algorithm>
 #include <memory>
 
-#include "bloomtool/batch_pipeline.h"
-#include "bloomtool/hash.h"
+#include "bloomtool/key_stream.h"
 #include "bloomtool/load_filter.h"
 #include "bloomtool/normalise.h"
 #include "common.h"
@@ -27,86 +26,40 @@ struct QueryOptions {
 int run_query(const QueryOptions& o) {
   InputOptions input_options = o.input.options();
   const LoadedFilter loaded = load_filter(o.filter);
-  const uint64_t seed = loaded.header.seed;
   // Keys are shaped the way they were when the filter was built.
   input_options.normaliser = Normaliser::parse(loaded.header.normalisation, o.filter);
+  KeyStreamOptions stream_options;
+  stream_options.threads = o.threads;
+  stream_options.seed = loaded.header.seed;
+  std::unique_ptr<KeyStream> keys = open_key_stream(o.input.inputs, input_options, stream_options);
 
-  KeyReader reader(o.input.inputs, input_options);
-  const bool show_progress = want_progress(o.input.progress, o.quiet, !o.count);
-  Progress progress(reader, show_progress, o.input.progress);
+  Progress progress(*keys, want_progress(o.input.progress, o.quiet, !o.count), o.input.progress);
   StdoutWriter out;
   uint64_t matched = 0;
   const uint8_t want = o.absent ? 0 : 1;
   const bool print = !o.quiet && !o.count;
   const Filter& filter = *loaded.filter;
-  const unsigned threads = o.threads != 0 ? o.threads : default_thread_count();
-  // Regular files are split at line ends into pieces of kQueryRangeBytes that all threads read
-  // at once; results still come out in input order, a few pieces ahead at most.
-  const std::vector<LineRange> ranges =
-      show_progress ? std::vector<LineRange>{}
-                    : plan_line_ranges(o.input.inputs, input_options, threads > 1 ? 1u << 20 : 1,
-                                       kQueryRangeBytes);
-  InputStats in = {};
-  if (!ranges.empty()) {
-    struct Scratch {
-      std::vector<uint64_t> hashes;
-      std::vector<uint8_t> flags;
-    };
-    std::vector<Scratch> scratch(threads);
-    in = run_ordered_range_pipeline(
-        o.input.inputs, ranges, input_options, threads, 2 * size_t{threads},
-        [&](KeyBatch& b, unsigned t, std::string& piece) {
-          // Printed records take at most the piece's size (plus a line past its nominal end):
-          // one allocation per buffer, which the pipeline then reuses.
-          if (print && piece.capacity() < kQueryRangeBytes + kQueryRangeBytes / 2)
-            piece.reserve(kQueryRangeBytes + kQueryRangeBytes / 2);
-          Scratch& s = scratch[t];
-          const size_t n = b.keys.size();
-          s.hashes.resize(n);
-          s.flags.resize(n);
-          for (size_t i = 0; i < n; ++i) s.hashes[i] = hash_key(b.keys[i], seed);
-          filter.contains_batch(s.hashes, s.flags.data());
-          for (size_t i = 0; i < n; ++i) {
-            if (s.flags[i] != want) continue;
-            // A piece's output: its matching records, one per line; only the count, or
-            // nothing, when they are not printed.
-            if (print) {
-              piece.append(b.records[i]);
-              piece.push_back('\n');
-            } else {
-              piece.push_back('\n');
-            }
-            if (o.quiet) return;
-          }
-        },
-        [&](std::string& piece) {
-          if (piece.empty()) return true;
-          if (print) out.write(piece);
-          matched += static_cast<uint64_t>(std::count(piece.begin(), piece.end(), '\n'));
-          return !o.quiet;  // like grep -q: the answer is known
-        });
-  } else {
-    run_batch_pipeline(
-        reader, threads,
-        [&](WorkBatch& b) {
-          const size_t n = b.keys.size();
-          b.hashes.resize(n);
-          b.flags.resize(n);
-          for (size_t i = 0; i < n; ++i) b.hashes[i] = hash_key(b.keys[i], seed);
-          filter.contains_batch(b.hashes, b.flags.data());
-        },
-        [&](WorkBatch& b) {
-          for (size_t i = 0; i < b.keys.size(); ++i) {
-            if (b.flags[i] != want) continue;
-            ++matched;
-            if (o.quiet) return false;  // like grep -q: the answer is known
-            if (print) out.line(b.records[i]);
-          }
-          progress.tick();
-          return true;
-        });
-    in = reader.stats();
-  }
+  std::vector<std::vector<uint8_t>> flags(keys->threads());
+  // Each batch's output is its matching records, one per line; only the line ends when they are
+  // not printed, so that the emitter can count them.
+  const InputStats in = keys->for_each_ordered(
+      [&](const HashedBatch& b, std::string& piece) {
+        std::vector<uint8_t>& f = flags[b.thread];
+        f.resize(b.hashes.size());
+        filter.contains_batch(b.hashes, f.data());
+        for (size_t i = 0; i < f.size(); ++i) {
+          if (f[i] != want) continue;
+          if (print) piece.append(b.records[i]);
+          piece.push_back('\n');
+          if (o.quiet) return;
+        }
+      },
+      [&](std::string& piece) {
+        if (piece.empty()) return true;
+        if (print) out.write(piece);
+        matched += static_cast<uint64_t>(std::count(piece.begin(), piece.end(), '\n'));
+        return !o.quiet;  // like grep -q: the answer is known
+      });
   progress.finish();
   if (o.count) out.line(std::to_string(matched));
   out.flush();

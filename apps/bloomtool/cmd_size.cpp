@@ -5,11 +5,11 @@
 #include <optional>
 
 #include "bloomtool/error.h"
-#include "bloomtool/json_writer.h"
 #include "bloomtool/model.h"
 #include "bloomtool/size_calc.h"
-#include "bloomtool/units.h"
 #include "common.h"
+#include "json_writer.h"
+#include "units_cli.h"
 
 namespace bloomtool::cli {
 
@@ -31,7 +31,18 @@ SizeQuery parse_query(const SizeOptions& o) {
       throw Error(ErrorCode::kInvalidArgument, "-k: must be between 1 and 64");
     q.k = static_cast<uint32_t>(k);
   }
+  if (o.n.empty() + o.p.empty() + o.m.empty() != 1)
+    throw Error(ErrorCode::kInvalidArgument, "give exactly two of -n, -p and -m");
   return q;
+}
+
+// The calculator's rows; a value it refuses is reported under its flag ("-n: ...").
+std::vector<SizeRow> rows_for(const SizeQuery& q) {
+  try {
+    return size_table(q);
+  } catch (const FieldError& e) {
+    throw Error(e.code(), "-" + e.field() + ": " + e.reason());
+  }
 }
 
 std::string describe_query(const SizeQuery& q) {
@@ -124,7 +135,7 @@ std::string json_text(const SizeQuery& q, const std::vector<SizeRow>& rows) {
 
 int run_size(const SizeOptions& o) {
   const SizeQuery q = parse_query(o);
-  const std::vector<SizeRow> rows = size_table(q);
+  const std::vector<SizeRow> rows = rows_for(q);
   StdoutWriter out;
   if (o.json)
     out.line(json_text(q, rows));

@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <string>
 
-#include "bloomtool/units.h"
+#include "units_cli.h"
 
 namespace bloomtool::cli {
 
@@ -39,14 +39,16 @@ bool want_progress(bool forced, bool quiet, bool results_on_stdout) {
   return ::isatty(STDERR_FILENO) == 1 && !(results_on_stdout && ::isatty(STDOUT_FILENO) == 1);
 }
 
-Progress::Progress(const KeyReader& reader, bool enabled, bool forced)
-    : reader_(reader), enabled_(enabled), forced_(forced) {
+Progress::Progress(KeyStream& keys, bool enabled, bool forced)
+    : keys_(keys), enabled_(enabled), forced_(forced) {
   if (!enabled_) return;
-  total_ = reader_.total_input_bytes();
+  total_ = keys_.total_input_bytes();
   start_ = last_ = std::chrono::steady_clock::now();
+  keys_.on_batch([this] { tick(); });
 }
 
 Progress::~Progress() {
+  if (enabled_) keys_.on_batch(nullptr);
   if (enabled_ && shown_) std::fputc('\n', stderr);
 }
 
@@ -59,8 +61,8 @@ void Progress::maybe_draw() {
 
 void Progress::draw(std::chrono::steady_clock::time_point now) {
   const double elapsed = std::chrono::duration<double>(now - start_).count();
-  const uint64_t bytes = reader_.raw_bytes_read();
-  const uint64_t keys = reader_.stats().keys;
+  const uint64_t bytes = keys_.counters().raw_bytes.load(std::memory_order_relaxed);
+  const uint64_t keys = keys_.counters().keys.load(std::memory_order_relaxed);
   std::string line = "bloomtool: ";
   if (total_ != 0) {
     const double frac = std::min(1.0, static_cast<double>(bytes) / static_cast<double>(total_));
@@ -90,6 +92,7 @@ void Progress::finish() {
   if (shown_) std::fputc('\n', stderr);
   shown_ = false;
   enabled_ = false;
+  keys_.on_batch(nullptr);
 }
 
 }  // namespace bloomtool::cli

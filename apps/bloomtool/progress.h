@@ -1,13 +1,14 @@
 // The progress line on stderr for long reads: bytes read of the total (when every input is a
 // regular file), keys, keys per second and the time left, rewritten in place with '\r' at most
-// four times a second. Never on stdout.
+// four times a second. Never on stdout. It follows the key stream's shared counters, so every
+// reading thread's work shows, whichever reading path the stream takes.
 #pragma once
 
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 
-#include "bloomtool/key_reader.h"
+#include "bloomtool/key_stream.h"
 
 namespace bloomtool::cli {
 
@@ -17,13 +18,14 @@ bool want_progress(bool forced, bool quiet, bool results_on_stdout);
 
 class Progress {
  public:
-  // `reader` must outlive this object. With `enabled` false every call does nothing.
-  Progress(const KeyReader& reader, bool enabled, bool forced);
+  // `keys` must outlive this object; when enabled, it ticks the line as it reads. With `enabled`
+  // false every call does nothing.
+  Progress(KeyStream& keys, bool enabled, bool forced);
   ~Progress();
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
 
-  // Call once per batch: redraws the line when 0.25 s have passed since the last time.
+  // Redraws the line when 0.25 s have passed since the last time.
   void tick() {
     if (enabled_) maybe_draw();
   }
@@ -35,7 +37,7 @@ class Progress {
   void maybe_draw();
   void draw(std::chrono::steady_clock::time_point now);
 
-  const KeyReader& reader_;
+  KeyStream& keys_;
   bool enabled_;
   bool forced_;
   bool shown_ = false;

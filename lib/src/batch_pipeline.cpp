@@ -78,6 +78,16 @@ void add_stats(InputStats& total, const InputStats& s) noexcept {
   total.bytes += s.bytes;
 }
 
+// Adds a batch and the raw bytes read since the last call (`counted` so far) to `counters`.
+void count_batch(PipelineCounters* counters, const KeyReader& reader, size_t keys,
+                 uint64_t& counted) noexcept {
+  if (counters == nullptr) return;
+  const uint64_t raw = reader.raw_bytes_read();
+  counters->raw_bytes.fetch_add(raw - counted, std::memory_order_relaxed);
+  counters->keys.fetch_add(keys, std::memory_order_relaxed);
+  counted = raw;
+}
+
 // A range reader failed: read the inputs again in order, so that an input error is reported
 // exactly as a sequential read reports it (line numbers from the start of the file, the first
 // error in input order); if that read goes through, `error` was not an input error (or the input
@@ -109,7 +119,7 @@ unsigned default_thread_count() noexcept {
 }
 
 void run_batch_pipeline(KeyReader& reader, unsigned threads,
-                        const std::function<void(WorkBatch&)>& work,
+                        const std::function<void(WorkBatch&, unsigned)>& work,
                         const std::function<bool(WorkBatch&)>& consume) {
   KeyBatch in;
   if (threads <= 1) {
@@ -117,7 +127,7 @@ void run_batch_pipeline(KeyReader& reader, unsigned threads,
     while (reader.next(in)) {
       wb.keys.swap(in.keys);
       wb.records.swap(in.records);
-      work(wb);
+      work(wb, 0);
       const bool go_on = consume(wb);
       wb.keys.swap(in.keys);
       wb.records.swap(in.records);
@@ -136,7 +146,7 @@ void run_batch_pipeline(KeyReader& reader, unsigned threads,
   const size_t max_flight = 2 * static_cast<size_t>(threads);
 
   std::vector<std::thread> pool;
-  auto worker = [&] {
+  auto worker = [&](unsigned t) {
     block_termination_signals();
     for (;;) {
       Slot* s;
@@ -148,7 +158,7 @@ void run_batch_pipeline(KeyReader& reader, unsigned threads,
         todo.pop_front();
       }
       try {
-        work(s->batch);
+        work(s->batch, t);
       } catch (...) {
         std::lock_guard lock(mu);
         if (!worker_error) worker_error = std::current_exception();
@@ -171,7 +181,8 @@ void run_batch_pipeline(KeyReader& reader, unsigned threads,
     pool.clear();
   };
   try {
-    for (unsigned t = 0; t < threads; ++t) pool.push_back(start_thread(worker, threads));
+    for (unsigned t = 0; t < threads; ++t)
+      pool.push_back(start_thread([&worker, t] { worker(t); }, threads));
   } catch (...) {  // no thread to be had: stop the ones started, then report it
     stop_pool();
     throw;
@@ -239,7 +250,8 @@ void run_batch_pipeline(KeyReader& reader, unsigned threads,
 InputStats run_range_pipeline(const std::vector<std::string>& inputs,
                               const std::vector<LineRange>& ranges, const InputOptions& options,
                               unsigned threads,
-                              const std::function<void(KeyBatch&, unsigned)>& work) {
+                              const std::function<void(KeyBatch&, unsigned)>& work,
+                              PipelineCounters* counters) {
   std::mutex mu;
   std::exception_ptr error;
   std::atomic<size_t> next{0};
@@ -250,7 +262,12 @@ InputStats run_range_pipeline(const std::vector<std::string>& inputs,
     try {
       for (size_t i = next++; i < ranges.size() && !stop; i = next++) {
         std::unique_ptr<KeyReader> reader = KeyReader::for_range(ranges[i], options);
-        while (!stop && reader->next(batch)) work(batch, thread);
+        uint64_t counted = 0;
+        while (!stop && reader->next(batch)) {
+          count_batch(counters, *reader, batch.keys.size(), counted);
+          work(batch, thread);
+        }
+        count_batch(counters, *reader, 0, counted);
         stats[i] = reader->stats();
       }
     } catch (...) {
@@ -294,7 +311,7 @@ InputStats run_ordered_range_pipeline(
     const std::vector<std::string>& inputs, const std::vector<LineRange>& ranges,
     const InputOptions& options, unsigned threads, size_t window,
     const std::function<void(KeyBatch&, unsigned, std::string&)>& work,
-    const std::function<bool(std::string&)>& emit) {
+    const std::function<bool(std::string&)>& emit, PipelineCounters* counters) {
   struct Piece {
     std::string out;
     InputStats stats;
@@ -326,11 +343,14 @@ InputStats run_ordered_range_pipeline(
       Piece& piece = pieces[i];
       try {
         std::unique_ptr<KeyReader> reader = KeyReader::for_range(ranges[i], options);
+        uint64_t counted = 0;
         while (reader->next(batch)) {
+          count_batch(counters, *reader, batch.keys.size(), counted);
           work(batch, thread, piece.out);
           std::lock_guard<std::mutex> lock(mu);
           if (stop) break;
         }
+        count_batch(counters, *reader, 0, counted);
         piece.stats = reader->stats();
       } catch (...) {
         piece.error = std::current_exception();

@@ -100,7 +100,7 @@ BloomVariant parse_bloom_variant(const char* name) {
   if (s == "standard") return BloomVariant::kStandard;
   if (s == "blocked") return BloomVariant::kBlocked512;
   throw Error(ErrorCode::kInvalidArgument,
-              "--variant: unknown variant '" + s + "' (expected standard or blocked)");
+              "unknown variant '" + s + "' (expected standard or blocked)");
 }
 
 uint64_t BloomFilter::effective_bits(uint64_t m_bits, BloomVariant variant) noexcept {

@@ -118,7 +118,7 @@ KeyReader::KeyReader(std::vector<std::string> inputs, InputOptions options)
     : inputs_(std::move(inputs)), options_(std::move(options)) {
   if (inputs_.empty()) inputs_.push_back("-");
   if (options_.max_key_bytes == 0 || options_.max_key_bytes > kMaxMaxKeyBytes) {
-    throw Error(ErrorCode::kInvalidArgument, "--max-key-bytes must be between 1 and 1GiB");
+    throw FieldError("max_key_bytes", "must be between 1 and 1GiB");
   }
   switch (options_.format) {
     case InputFormat::kLines:
@@ -129,12 +129,12 @@ KeyReader::KeyReader(std::vector<std::string> inputs, InputOptions options)
     case InputFormat::kDelimited:
     case InputFormat::kCsv:
       if (options_.column == 0) {
-        throw Error(ErrorCode::kInvalidArgument, "--column: columns are numbered from 1");
+        throw FieldError("column", "columns are numbered from 1");
       }
       if (options_.delimiter == '\n' || options_.delimiter == '\r' ||
           (options_.format == InputFormat::kCsv && options_.delimiter == '"')) {
-        throw Error(ErrorCode::kInvalidArgument,
-                    "--delimiter: a line ending or (for csv) a double quote cannot be a delimiter");
+        throw FieldError("delimiter",
+                         "a line ending or (for csv) a double quote cannot be a delimiter");
       }
       break;
   }

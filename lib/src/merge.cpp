@@ -187,4 +187,15 @@ MergedFilter merge_filter_files(const std::vector<std::string>& paths, MergeOp o
   return out;
 }
 
+MergedFilter merge_filter_files(const std::vector<std::string>& paths, MergeOp op,
+                                const BuildProvenance& provenance) {
+  MergedFilter merged = merge_filter_files(paths, op);
+  stamp_provenance(merged.header, provenance);
+  return merged;
+}
+
+uint64_t MergedFilter::write(const std::string& path) {
+  return write_filter_file(path, header, words.span(), words.size() * 8);
+}
+
 }  // namespace bloomtool

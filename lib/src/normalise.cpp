@@ -212,7 +212,7 @@ NormStepKind parse_norm_preset(std::string_view name) {
   if (name == "phone") return NormStepKind::kPhone;
   if (name == "url") return NormStepKind::kUrl;
   throw Error(ErrorCode::kInvalidArgument,
-              "--normalize: '" + std::string(name) + "' is not one of email, phone, url");
+              "normalisation preset '" + std::string(name) + "' is not one of email, phone, url");
 }
 
 Normaliser Normaliser::parse(std::string_view text, const std::string& path) {

@@ -110,9 +110,9 @@ struct JsonField::Impl {
 
 JsonField::JsonField(std::string pointer) : impl_(std::make_unique<Impl>()) {
   if (!valid_json_pointer(pointer)) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "--field: '" + pointer +
-                    "' is not a JSON pointer (RFC 6901: '/name/0/inner', '' for the whole line)");
+    throw FieldError("field", "'" + pointer +
+                                  "' is not a JSON pointer (RFC 6901: '/name/0/inner', '' "
+                                  "for the whole line)");
   }
   impl_->pointer = std::move(pointer);
 }

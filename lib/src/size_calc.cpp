@@ -1,5 +1,5 @@
 // The size calculator behind `bloomtool size`. Each row uses the model its filter is built with:
-// the closed forms of DESIGN.md section 5 for standard Bloom and the lower bound, the blocked
+// the closed forms p = (1 - e^(-kn/m))^k, m = -n ln p / (ln 2)^2 and n log2(1/p), the blocked
 // model searched numerically (it has no closed-form inverse), and the xor / binary fuse
 // geometries of model.h. Sizes are checked in floating point against 2^64 bits before any
 // conversion to an integer, so absurd requests are refused instead of wrapping.
@@ -77,7 +77,7 @@ uint64_t largest_ok(uint64_t hi, const std::function<bool(uint64_t)>& ok) {
 
 uint64_t round_up_to_blocks(uint64_t m) {
   if (m > kMaxBlocks * model::kBlockBits)
-    too_large(fmt::format("-m {} rounded up to whole 512-bit blocks", m));
+    too_large(fmt::format("m = {} rounded up to whole 512-bit blocks", m));
   return (m + model::kBlockBits - 1) / model::kBlockBits * model::kBlockBits;
 }
 
@@ -168,8 +168,9 @@ std::vector<SizeRow> from_p_m(double p, uint64_t m, const SizeQuery& q) {
   const double log2_inv_p = -std::log2(p);
   const uint64_t n_lb = capacity(md / log2_inv_p, "lower bound");
   if (n_lb == 0) {
-    invalid(fmt::format("-m: {} bits cannot hold a single key at p={} (that needs {:.6g} bits)", m,
-                        p, log2_inv_p));
+    throw FieldError("m", fmt::format("{} bits cannot hold a single key at p={} (that needs "
+                                      "{:.6g} bits)",
+                                      m, p, log2_inv_p));
   }
 
   const double ln2 = std::log(2.0);
@@ -241,13 +242,13 @@ BlockedSize blocked_size_unbounded(uint64_t n, double p, uint32_t k_fixed) {
 
 std::vector<SizeRow> size_table(const SizeQuery& q) {
   const int given = int{q.n.has_value()} + int{q.p.has_value()} + int{q.m_bits.has_value()};
-  if (given != 2) invalid("give exactly two of -n, -p and -m");
-  if (q.n && *q.n == 0) invalid("-n: must be at least 1");
+  if (given != 2) invalid("give exactly two of n, p and m");
+  if (q.n && *q.n == 0) throw FieldError("n", "must be at least 1");
   if (q.n && *q.n > kMaxSizeKeys)
-    invalid(fmt::format("-n: {} is more than 2^59 keys, the calculator's limit", *q.n));
-  if (q.p && !(*q.p > 0.0 && *q.p < 1.0)) invalid("-p: must be strictly between 0 and 1");
-  if (q.m_bits && *q.m_bits == 0) invalid("-m: must be at least 1 bit");
-  if (q.k && (*q.k == 0 || *q.k > model::kMaxK)) invalid("-k: must be between 1 and 64");
+    throw FieldError("n", fmt::format("{} is more than 2^59 keys, the calculator's limit", *q.n));
+  if (q.p && !(*q.p > 0.0 && *q.p < 1.0)) throw FieldError("p", "must be strictly between 0 and 1");
+  if (q.m_bits && *q.m_bits == 0) throw FieldError("m", "must be at least 1 bit");
+  if (q.k && (*q.k == 0 || *q.k > model::kMaxK)) throw FieldError("k", "must be between 1 and 64");
   if (!q.m_bits) return from_n_p(*q.n, *q.p, q);
   if (!q.p) return from_n_m(*q.n, *q.m_bits, q);
   return from_p_m(*q.p, *q.m_bits, q);

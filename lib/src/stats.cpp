@@ -1,4 +1,4 @@
-// Filter statistics and false-positive measurement (DESIGN.md section 5). A Bloom filter's bits
+// Filter statistics and false-positive measurement against the models of model.h. Bloom bits
 // are evidence in their own right: the rate a random non-member passes is known exactly from the
 // fill, and the fill inverts to a distinct-key count. Measurement probes with generated keys no
 // input key can equal, and the verdict compares the model with a Wilson interval, which stays

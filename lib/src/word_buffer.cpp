@@ -13,7 +13,6 @@
 #include <string>
 
 #include "bloomtool/error.h"
-#include "bloomtool/units.h"
 
 namespace bloomtool {
 
@@ -52,12 +51,30 @@ uint64_t available_memory_bytes() noexcept {
   return avail;
 }
 
+namespace {
+
+// "128.00 GiB"
+std::string binary_bytes(uint64_t bytes) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(bytes);
+  int u = 0;
+  while (v >= 1024.0 && u < 4) {
+    v /= 1024.0;
+    ++u;
+  }
+  char out[32];
+  std::snprintf(out, sizeof out, u == 0 ? "%.0f %s" : "%.2f %s", v, kUnits[u]);
+  return out;
+}
+
+}  // namespace
+
 void check_memory_available(uint64_t bytes, const char* what) {
   const uint64_t avail = available_memory_bytes();
   if (bytes <= avail) return;
-  throw Error(ErrorCode::kLimitExceeded, std::string(what) + " of " + format_bytes(bytes) +
-                                             " needs more memory than is available (" +
-                                             format_bytes(avail) + ")");
+  throw MemoryLimitError(ErrorCode::kLimitExceeded,
+                         std::string(what) + " of " + binary_bytes(bytes) +
+                             " needs more memory than is available (" + binary_bytes(avail) + ")");
 }
 
 WordBuffer::WordBuffer(size_t count) : count_(count) {

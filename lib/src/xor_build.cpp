@@ -275,10 +275,10 @@ XorBuildResult build_xor_filter(std::span<uint64_t> all, const XorBuildOptions& 
       small ? try_seeds<uint32_t>(hashes, p, words, arena, options.max_attempts, r.attempts)
             : try_seeds<uint64_t>(hashes, p, words, arena, options.max_attempts, r.attempts);
   if (!ok) {
-    throw Error(ErrorCode::kLimitExceeded,
-                fmt::format("{} filter construction failed after {} attempt{} ({} distinct keys)",
-                            options.layout == XorLayout::kFuse ? "binary fuse" : "xor", r.attempts,
-                            r.attempts == 1 ? "" : "s", r.distinct));
+    throw XorConstructionError(
+        fmt::format("{} filter construction failed after {} attempt{} ({} distinct keys)",
+                    options.layout == XorLayout::kFuse ? "binary fuse" : "xor", r.attempts,
+                    r.attempts == 1 ? "" : "s", r.distinct));
   }
   r.filter = std::make_unique<XorFilter>(p, std::move(words));
   return r;

@@ -50,8 +50,7 @@ const char* xor_layout_name(XorLayout layout) noexcept {
 XorLayout parse_xor_layout(const std::string& name) {
   if (name == "fuse") return XorLayout::kFuse;
   if (name == "xor") return XorLayout::kXor;
-  throw Error(ErrorCode::kInvalidArgument,
-              "--layout: unknown layout '" + name + "' (expected fuse or xor)");
+  throw Error(ErrorCode::kInvalidArgument, "unknown layout '" + name + "' (expected fuse or xor)");
 }
 
 FilterKind xor_filter_kind(XorLayout layout) noexcept {

@@ -119,7 +119,7 @@ TEST_CASE("batch pipeline: batches reach consume in input order, each key once",
     size_t hash_mismatch = 0;
     run_batch_pipeline(
         reader, threads,
-        [&](WorkBatch& b) {
+        [&](WorkBatch& b, unsigned) {
           ++work_calls;
           if (std::this_thread::get_id() == caller) ++work_on_caller;
           // The first batch finishes last, so later batches wait for it to be consumed.
@@ -168,7 +168,7 @@ TEST_CASE("batch pipeline: copied batches keep keys and records apart", "[pipeli
       KeyReader reader({path}, options);
       std::vector<std::string> keys, records;
       run_batch_pipeline(
-          reader, threads, [](WorkBatch&) {},
+          reader, threads, [](WorkBatch&, unsigned) {},
           [&](WorkBatch& b) {
             keys.insert(keys.end(), b.keys.begin(), b.keys.end());
             records.insert(records.end(), b.records.begin(), b.records.end());
@@ -193,7 +193,7 @@ TEST_CASE("batch pipeline: consume returning false stops the run", "[pipeline]")
     std::atomic<int> work_calls{0};
     uint64_t last_key = 0;
     run_batch_pipeline(
-        reader, threads, [&](WorkBatch&) { ++work_calls; },
+        reader, threads, [&](WorkBatch&, unsigned) { ++work_calls; },
         [&](WorkBatch& b) {
           last_key = key_number(b.keys.back());
           return ++consumed < 3;
@@ -220,7 +220,7 @@ TEST_CASE("batch pipeline: an exception from work propagates and stops the worke
     std::vector<uint64_t> consumed_firsts;
     REQUIRE_THROWS_WITH(run_batch_pipeline(
                             reader, threads,
-                            [&](WorkBatch& b) {
+                            [&](WorkBatch& b, unsigned) {
                               ++work_calls;
                               if (key_number(b.keys.front()) == firsts[2])
                                 throw std::runtime_error("work failed on batch 2");
@@ -252,7 +252,7 @@ TEST_CASE("batch pipeline: an exception from consume propagates and stops the wo
     int consumed = 0;
     try {
       run_batch_pipeline(
-          reader, threads, [&](WorkBatch&) { ++work_calls; },
+          reader, threads, [&](WorkBatch&, unsigned) { ++work_calls; },
           [&](WorkBatch&) -> bool {
             if (++consumed == 4) throw Error(ErrorCode::kIOError, "out: disk full");
             return true;
@@ -285,7 +285,7 @@ TEST_CASE("batch pipeline: a reader error propagates after the batches before it
     std::vector<std::string> seen;
     try {
       run_batch_pipeline(
-          reader, threads, [](WorkBatch&) {},
+          reader, threads, [](WorkBatch&, unsigned) {},
           [&](WorkBatch& b) {
             seen.insert(seen.end(), b.keys.begin(), b.keys.end());
             return true;

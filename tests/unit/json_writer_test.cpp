@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "bloomtool/json_writer.h"
+#include "json_writer.h"
 
 using namespace bloomtool;
 

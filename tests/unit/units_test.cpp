@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "bloomtool/error.h"
-#include "bloomtool/units.h"
+#include "units_cli.h"
 
 using namespace bloomtool;
 

@@ -4,6 +4,7 @@
 // order on the calling thread — so output never depends on the thread count.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -21,15 +22,23 @@ struct WorkBatch {
   std::vector<std::string_view> records;
   std::vector<uint64_t> hashes;
   std::vector<uint8_t> flags;
+  std::string output;  // what `work` has to say about the batch, for `consume`
   std::string storage;
 };
 
-// Runs `work` on every batch (on worker threads when threads > 1, concurrently with other
-// batches) and then `consume` on the calling thread in input order. `consume` returns false to
-// stop early. Exceptions from the reader, `work` or `consume` propagate to the caller after the
-// workers have stopped.
+// How far the range pipelines have read, updated by their threads after every batch so that a
+// progress display on another thread can follow a parallel read.
+struct PipelineCounters {
+  std::atomic<uint64_t> raw_bytes{0};  // input bytes consumed (compressed bytes for zstd)
+  std::atomic<uint64_t> keys{0};       // keys handed to `work`
+};
+
+// Runs `work(batch, worker)` on every batch (on worker threads when threads > 1, concurrently
+// with other batches; worker in [0, threads)) and then `consume` on the calling thread in input
+// order. `consume` returns false to stop early. Exceptions from the reader, `work` or `consume`
+// propagate to the caller after the workers have stopped.
 void run_batch_pipeline(KeyReader& reader, unsigned threads,
-                        const std::function<void(WorkBatch&)>& work,
+                        const std::function<void(WorkBatch&, unsigned)>& work,
                         const std::function<bool(WorkBatch&)>& consume);
 
 // Reads `ranges` (from plan_line_ranges(inputs, ...)) on up to `threads` threads, the calling
@@ -38,10 +47,12 @@ void run_batch_pipeline(KeyReader& reader, unsigned threads,
 // particular order, so it must not care (a Bloom insert, collecting hashes for a set). Returns the
 // inputs' statistics summed. On an error, every thread stops, and the inputs are read again
 // sequentially so that an input error is reported exactly as run_batch_pipeline would report it.
+// `counters`, when given, grow by every batch read.
 InputStats run_range_pipeline(const std::vector<std::string>& inputs,
                               const std::vector<LineRange>& ranges, const InputOptions& options,
                               unsigned threads,
-                              const std::function<void(KeyBatch&, unsigned)>& work);
+                              const std::function<void(KeyBatch&, unsigned)>& work,
+                              PipelineCounters* counters = nullptr);
 
 // Like run_range_pipeline, with results in input order: `work(batch, thread, out)` appends what
 // it has to say to `out`, one string per range, and `emit(out)` then runs on the calling thread
@@ -54,7 +65,7 @@ InputStats run_ordered_range_pipeline(
     const std::vector<std::string>& inputs, const std::vector<LineRange>& ranges,
     const InputOptions& options, unsigned threads, size_t window,
     const std::function<void(KeyBatch&, unsigned, std::string&)>& work,
-    const std::function<bool(std::string&)>& emit);
+    const std::function<bool(std::string&)>& emit, PipelineCounters* counters = nullptr);
 
 // The default thread count: the number of online CPUs (at least 1).
 unsigned default_thread_count() noexcept;

@@ -26,6 +26,24 @@ class Error : public std::runtime_error {
   ErrorCode code_;
 };
 
+// A value the library refuses, named by the parameter it was given for (code kInvalidArgument):
+// field() is the parameter's name in the library ("n", "p", "m", "k", "delimiter", "column",
+// "field", "max_key_bytes"), reason() what is wrong; what() is "<field>: <reason>". Callers that
+// know the parameter under another name (a command-line flag) report reason() under that name.
+class FieldError : public Error {
+ public:
+  FieldError(std::string field, std::string reason)
+      : Error(ErrorCode::kInvalidArgument, field + ": " + reason),
+        field_(std::move(field)),
+        reason_(std::move(reason)) {}
+  const std::string& field() const noexcept { return field_; }
+  const std::string& reason() const noexcept { return reason_; }
+
+ private:
+  std::string field_;
+  std::string reason_;
+};
+
 // Returns a short lowercase name for the code ("corrupt", "unsupported", ...).
 const char* error_code_name(ErrorCode code) noexcept;
 

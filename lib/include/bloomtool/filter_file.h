@@ -29,7 +29,7 @@ enum class PayloadCodec : uint32_t { kNone = 0, kZstd = 1 };
 // Optional and required fields after the fixed header, each a tag-length-value record.
 enum class FieldTag : uint16_t {
   kToolVersion = 1,    // UTF-8 text
-  kLabel = 2,          // UTF-8 text from --label
+  kLabel = 2,          // UTF-8 text: a label chosen by the builder
   kNormalisation = 3,  // text: comma-separated normalisation steps applied to keys
   kInputOptions = 4,   // text: input format options the keys were read with
   kKindParams = 5,     // u64 list: kind-specific parameters (see docs/FORMAT.md)

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "bloomtool/build_header.h"
 #include "bloomtool/filter_file.h"
 #include "bloomtool/word_buffer.h"
 
@@ -31,11 +32,17 @@ struct MergedFilter {
   // False-positive rate implied by the result's bits: (X/m)^k for standard filters, the mean of
   // (X_b/512)^k over blocks for blocked ones.
   double fill_fpr = 0;
+
+  // Writes the result to `path` atomically ("-": standard output); returns the bytes written.
+  uint64_t write(const std::string& path);
 };
 
 // Checks every header against the first before reading any payload, then streams each payload in
 // chunks into one word array, so memory stays near one filter. Throws bloomtool::Error naming the
 // file at fault; `paths` must hold at least one path.
 MergedFilter merge_filter_files(const std::vector<std::string>& paths, MergeOp op);
+// The same, with the result's creation time, tool version and label filled in.
+MergedFilter merge_filter_files(const std::vector<std::string>& paths, MergeOp op,
+                                const BuildProvenance& provenance);
 
 }  // namespace bloomtool

@@ -1,5 +1,6 @@
-// Closed-form models of false-positive rate and size (DESIGN.md section 5). Every figure that
-// `build`, `stats` and `size` print comes from here, so the tool reports one model per variant.
+// Closed-form models of false-positive rate and size (standard and blocked Bloom, xor, binary
+// fuse, and the n log2(1/p) lower bound). Every figure that `build`, `stats` and `size` print
+// comes from here, so the tool reports one model per variant.
 #pragma once
 
 #include <cstdint>

@@ -6,14 +6,22 @@
 #include <cstdint>
 #include <span>
 
+#include "bloomtool/error.h"
+
 namespace bloomtool {
 
 // Memory this process can still have without the kernel's OOM killer stepping in: MemAvailable
 // plus free swap, capped by RLIMIT_AS and RLIMIT_DATA; UINT64_MAX when it cannot be told.
 uint64_t available_memory_bytes() noexcept;
 
-// Throws kLimitExceeded, "<what> of <bytes> needs more memory than is available (<free>)", when
-// `bytes` exceed available_memory_bytes(): a size the machine cannot give fails before the
+// Thrown (code kLimitExceeded) by check_memory_available.
+class MemoryLimitError : public Error {
+ public:
+  using Error::Error;
+};
+
+// Throws MemoryLimitError, "<what> of <bytes> needs more memory than is available (<free>)",
+// when `bytes` exceed available_memory_bytes(): a size the machine cannot give fails before the
 // allocation instead of getting the process killed once the pages are touched.
 void check_memory_available(uint64_t bytes, const char* what);
 

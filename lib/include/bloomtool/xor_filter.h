@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "bloomtool/error.h"
 #include "bloomtool/filter.h"
 #include "bloomtool/filter_file.h"
 #include "bloomtool/word_buffer.h"
@@ -82,9 +83,16 @@ struct XorBuildResult {
   uint32_t attempts = 0;    // seeds tried, the last one successful
 };
 
+// Thrown (code kLimitExceeded) when no mapping seed works within the allowed attempts.
+class XorConstructionError : public Error {
+ public:
+  explicit XorConstructionError(const std::string& message)
+      : Error(ErrorCode::kLimitExceeded, message) {}
+};
+
 // Removes repeats from `hashes` in place (the distinct hashes end up, grouped by their top bits,
 // in the first result.distinct entries; the rest is left undefined), then builds the filter,
-// trying a new mapping seed whenever the key set does not peel. Throws kLimitExceeded
+// trying a new mapping seed whenever the key set does not peel. Throws XorConstructionError
 // ("construction failed after N attempts") when no seed works within options.max_attempts,
 // kInvalidArgument on bad options. Deterministic: the same set of hashes, in any order and with
 // any repeats, always gives the same filter.

@@ -1,7 +1,7 @@
 // Parsers and formatters for the numbers on the command line. Whole numbers are parsed exactly
 // (no detour through double unless an exponent is written), so "18446744073709551616" overflows
 // cleanly instead of wrapping.
-#include "bloomtool/units.h"
+#include "units_cli.h"
 
 #include <charconv>
 #include <cmath>

@@ -1,7 +1,7 @@
 // JSON text for `--json` output. Strings are validated as UTF-8 while escaping, because paths and
 // labels are arbitrary bytes and a consumer's parser (simdjson, jq) rejects invalid UTF-8 outright.
 // Doubles use the shortest representation that reads back to the same value.
-#include "bloomtool/json_writer.h"
+#include "json_writer.h"
 
 #include <fmt/format.h>
 

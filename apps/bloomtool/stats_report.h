@@ -1,0 +1,73 @@
+// What `bloomtool stats` reports about one filter file, the CI gates judged on it, and the two
+// renderings of a report: text for people and one JSON object for scripts.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bloomtool/error.h"
+#include "bloomtool/filter_file.h"
+#include "bloomtool/stats.h"
+#include "common.h"
+#include "json_writer.h"
+
+namespace bloomtool::cli {
+
+// Parsed gate limits; an empty optional is a gate not asked for.
+struct Gates {
+  std::optional<double> max_fpr;
+  std::optional<double> max_fill;
+  std::optional<uint64_t> min_keys;
+  std::optional<uint64_t> max_age;
+  bool verify = false;
+};
+
+enum class GateStatus { kPassed, kFailed, kNotApplicable };
+
+struct GateResult {
+  const char* name;    // JSON name: "max_fpr"
+  const char* option;  // "--max-fpr"
+  std::optional<double> limit;
+  std::optional<double> value;
+  GateStatus status = GateStatus::kPassed;
+  std::string message;
+  // Counts and seconds: the exact whole numbers JSON prints instead of limit and value.
+  std::optional<uint64_t> whole_limit;
+  std::optional<int64_t> whole_value;
+};
+
+struct Measured {
+  FprMeasurement m;
+  bool from_negatives = false;
+};
+
+// Everything reported about one file.
+struct Report {
+  std::string path;
+  std::optional<Error> error;  // the file could not be read
+  FilterHeader header;
+  uint64_t file_bytes = 0;
+  FilterStats stats;
+  std::optional<Measured> measured;
+  std::vector<GateResult> gates;
+  int64_t age_seconds = 0;
+
+  bool gates_passed() const {
+    for (const GateResult& g : gates)
+      if (g.status == GateStatus::kFailed) return false;
+    return true;
+  }
+};
+
+// Judges `r` against every gate asked for, appending to r.gates.
+void evaluate_gates(Report& r, const Gates& gates);
+// "passed", "failed", "not_applicable".
+const char* status_name(GateStatus s);
+// The text report of one file (a blank line before every file but the first).
+void print_human(StdoutWriter& out, const Report& r, bool first);
+// The JSON object of one file.
+void write_json(JsonWriter& j, const Report& r, uint64_t probe_seed, const std::string& negatives);
+
+}  // namespace bloomtool::cli
