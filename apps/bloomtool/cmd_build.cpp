@@ -93,10 +93,8 @@ int run_build(const BuildOptions& o) {
   } catch (const MemoryLimitError& e) {
     throw Error(e.code(), o.args.out.name() + ": " + e.what() + "; nothing written");
   }
-  check_shrink(out.limits, o.args.out.output, r.distinct);
-  const uint64_t file_bytes = r.write(o.args.out.output);
-  if (!o.args.out.quiet) print_summary(o, r, input_options, file_bytes);
-  return kExitOk;
+  return publish(o.args.out, out, r.distinct, r,
+                 [&](uint64_t file_bytes) { print_summary(o, r, input_options, file_bytes); });
 }
 
 }  // namespace

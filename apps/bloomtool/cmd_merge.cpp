@@ -29,14 +29,11 @@ int run_merge(const MergeOptions& o) {
 
   MergedFilter merged = merge_filter_files(o.filters, op, out.provenance);
   const auto& h = merged.header;
-  check_shrink(out.limits, o.out.output, h.distinct_estimate);
-  const uint64_t file_bytes = merged.write(o.out.output);
-
-  if (!o.out.quiet) {
+  return publish(o.out, out, h.distinct_estimate, merged, [&](uint64_t file_bytes) {
     const bool uni = op == MergeOp::kUnion;
     fmt::print(stderr,
                "bloomtool: wrote {}: {} of {} bloom ({}) filters\n"
-               "  m               {} bits ({})\n"
+               "  m               {}\n"
                "  k               {}\n"
                "  bits set        {} ({:.2f}%)\n"
                "  lines read      {} (sum over the inputs)\n"
@@ -45,15 +42,14 @@ int run_merge(const MergeOptions& o) {
                "  fill p          {:.6g} (false-positive rate of these bits)\n"
                "  file size       {} ({} bytes)\n",
                o.out.name(), uni ? "union" : "intersection", o.filters.size(),
-               bloom_variant_name(static_cast<BloomVariant>(h.variant)), h.m, format_bytes(h.m / 8),
-               h.k, merged.set_bits,
+               bloom_variant_name(static_cast<BloomVariant>(h.variant)), format_bits(h.m), h.k,
+               merged.set_bits,
                100.0 * static_cast<double>(merged.set_bits) / static_cast<double>(h.m),
                h.lines_read, h.keys_added,
                uni ? "sum over the inputs: an upper bound" : "the smallest input's: an upper bound",
                h.distinct_estimate, uni ? "" : "; approximate for an intersection", merged.fill_fpr,
                format_bytes(file_bytes), file_bytes);
-  }
-  return kExitOk;
+  });
 }
 
 }  // namespace

@@ -86,10 +86,8 @@ int run_xor_build(const XorBuildCliOptions& o) {
   } catch (const XorConstructionError& e) {
     throw Error(e.code(), o.args.out.name() + ": " + e.what() + "; nothing written");
   }
-  check_shrink(out.limits, o.args.out.output, r.built.distinct);
-  const uint64_t file_bytes = r.write(o.args.out.output);
-  if (!o.args.out.quiet) print_summary(o, r, input_options, file_bytes);
-  return kExitOk;
+  return publish(o.args.out, out, r.built.distinct, r,
+                 [&](uint64_t file_bytes) { print_summary(o, r, input_options, file_bytes); });
 }
 
 }  // namespace

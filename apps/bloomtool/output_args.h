@@ -65,4 +65,15 @@ struct OutputArgs {
   std::string name() const;
 };
 
+// The last steps of every command that writes a filter: the shrink guard on `distinct` keys, the
+// atomic write of `built` to -o, then, unless -q, `summary(file_bytes)`. Returns the exit status.
+template <class Built, class Summary>
+int publish(const OutputArgs& args, const OutputArgs::Prepared& prepared, uint64_t distinct,
+            Built& built, Summary&& summary) {
+  check_shrink(prepared.limits, args.output, distinct);
+  const uint64_t file_bytes = built.write(args.output);
+  if (!args.quiet) summary(file_bytes);
+  return 0;
+}
+
 }  // namespace bloomtool::cli

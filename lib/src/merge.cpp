@@ -136,16 +136,19 @@ MergedFilter merge_filter_files(const std::vector<std::string>& paths, MergeOp o
     }
   }
 
+  // What every input shares (checked above: kind, variant, hash, seed, m, k, kind parameters,
+  // key options) carries over; counts, provenance and payload fields start afresh.
   FilterHeader& h = out.header;
-  h.kind = first.kind;
-  h.variant = first.variant;
-  h.hash_id = first.hash_id;
-  h.seed = first.seed;
-  h.m = first.m;
-  h.k = first.k;
-  h.normalisation = first.normalisation;
-  h.input_options = first.input_options;
-  h.kind_params = first.kind_params;
+  h = first;
+  h.lines_read = h.keys_added = h.distinct_estimate = h.empty_lines = 0;
+  h.created_unix = 0;
+  h.tool_version.clear();
+  h.label.clear();
+  h.payload_raw_bytes = h.payload_stored_bytes = h.payload_checksum = h.header_bytes = 0;
+  h.codec = PayloadCodec::kZstd;
+  h.major = kFormatMajor;
+  h.minor = kFormatMinor;
+  h.required_features = 0;
   uint64_t keys = op == MergeOp::kUnion ? 0 : std::numeric_limits<uint64_t>::max();
   uint64_t smallest_distinct = std::numeric_limits<uint64_t>::max();
   for (const FilterHeader& in : headers) {

@@ -16,14 +16,17 @@ inline constexpr uint64_t kDefaultSeed = 0x9E3779B97F4A7C15ull;
 // XXH3-64 of the key bytes with the given seed.
 uint64_t hash_key(std::string_view key, uint64_t seed) noexcept;
 
+// The xor-shift-multiply finaliser shape that splitmix64 and murmur3 share: bijective on 64 bits.
+constexpr uint64_t xorshift_multiply(uint64_t x, int s1, uint64_t m1, int s2, uint64_t m2,
+                                     int s3) noexcept {
+  x = (x ^ (x >> s1)) * m1;
+  x = (x ^ (x >> s2)) * m2;
+  return x ^ (x >> s3);
+}
+
 // A bijective 64-bit mixer (splitmix64 finaliser); used to derive the second hash of a key.
 constexpr uint64_t mix64(uint64_t x) noexcept {
-  x ^= x >> 30;
-  x *= 0xBF58476D1CE4E5B9ull;
-  x ^= x >> 27;
-  x *= 0x94D049BB133111EBull;
-  x ^= x >> 31;
-  return x;
+  return xorshift_multiply(x, 30, 0xBF58476D1CE4E5B9ull, 27, 0x94D049BB133111EBull, 31);
 }
 
 // Maps x uniformly onto [0, n) by the high half of the 128-bit product (Lemire's reduction).
