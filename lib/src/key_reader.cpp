@@ -30,8 +30,8 @@ constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
 std::string line_too_long(const std::string& name, uint64_t line_no, uint64_t limit,
                           bool lines_format) {
   return name + ": line " + std::to_string(line_no) +
-         (lines_format ? ": key longer than --max-key-bytes ("
-                       : ": line longer than --max-key-bytes (") +
+         (lines_format ? ": key longer than the maximum key length ("
+                       : ": line longer than the maximum line length (") +
          std::to_string(limit) + " bytes)";
 }
 
@@ -390,7 +390,7 @@ void KeyReader::bad_line(const std::string& reason) {
   if (stats_.bad_lines > options_.max_bad_lines) {
     throw Error(ErrorCode::kLimitExceeded,
                 message + " (bad line " + std::to_string(stats_.bad_lines) +
-                    ", more than --max-bad-lines " + std::to_string(options_.max_bad_lines) + ")");
+                    ", more than the " + std::to_string(options_.max_bad_lines) + " allowed)");
   }
 }
 

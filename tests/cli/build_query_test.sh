@@ -108,7 +108,7 @@ expect_rc 0 "key at --max-key-bytes"
 head -c 101 /dev/zero | tr '\0' x >long101
 run "$BT" build -p 1% --max-key-bytes 100 -o long.bf long101
 expect_rc 2 "key one byte over --max-key-bytes"
-expect_match "$ERR" "^bloomtool: long101: line 1: key longer than --max-key-bytes \(100 bytes\)$" "long key message"
+expect_match "$ERR" "^bloomtool: long101: line 1: key longer than the maximum key length \(100 bytes\)$" "long key message"
 
 # A truncated zstd input is an error, not a short input.
 head -c 200 keys.zst >trunc.zst

@@ -32,7 +32,7 @@ for limit in "" 16MiB; do
   ERR=$(cat err)
   expect_rc 2 "4 GiB line, limit ${limit:-default}"
   bytes=$([ -z "$limit" ] && echo 1048576 || echo 16777216)
-  expect_eq "$ERR" "bloomtool: <stdin>: line 1: key longer than --max-key-bytes ($bytes bytes)" "4 GiB line message"
+  expect_eq "$ERR" "bloomtool: <stdin>: line 1: key longer than the maximum key length ($bytes bytes)" "4 GiB line message"
   [ ! -e big.bf ] || fail "a filter was written for the 4 GiB line"
   check_rss $((bytes / 1024 * 2 + rss_slack_kib)) "4 GiB line, limit ${limit:-1MiB}"
   CHECKS=$((CHECKS + 1))
@@ -43,14 +43,14 @@ done
 head -c 4G /dev/zero | tr '\0' x | timed "$BT" query small.bf 2>err
 RC=${PIPESTATUS[2]}
 expect_rc 2 "query of a 4 GiB line"
-expect_match "$(cat err)" "line 1: key longer than --max-key-bytes" "query 4 GiB line message"
+expect_match "$(cat err)" "line 1: key longer than the maximum key length" "query 4 GiB line message"
 check_rss $((2048 + rss_slack_kib)) "query of a 4 GiB line"
 
 # A zstd bomb: 64 MiB of NUL bytes in ~2 KiB, one line; and a bomb of many short lines (fine).
 head -c 64M /dev/zero | zstd -q -1 -c >bomb.zst
 run timed "$BT" build -o bomb.bf bomb.zst
 expect_rc 2 "zstd bomb with one huge line"
-expect_eq "$ERR" "bloomtool: bomb.zst: line 1: key longer than --max-key-bytes (1048576 bytes)" "zstd bomb message"
+expect_eq "$ERR" "bloomtool: bomb.zst: line 1: key longer than the maximum key length (1048576 bytes)" "zstd bomb message"
 check_rss $((2048 + rss_slack_kib)) "zstd bomb"
 yes 'same-key' | head -n 2000000 | zstd -q -1 -c >dups.zst
 run "$BT" build -o dups.bf dups.zst

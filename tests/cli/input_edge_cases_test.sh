@@ -79,12 +79,12 @@ row "duplicates counted"       'a\na\na\n'                 ''  0 "keys=3 distinc
 row "line at --max-key-bytes"  '12345678\n'                '--max-key-bytes 8' 0 "keys=1"
 row "CR not counted in limit"  '12345678\r\n'              '--max-key-bytes 8' 0 "keys=1"
 row "one byte over the limit"  'a\n123456789\n'            '--max-key-bytes 8' 2 \
-  "err=bloomtool: in: line 2: key longer than --max-key-bytes (8 bytes)"
+  "err=bloomtool: in: line 2: key longer than the maximum key length (8 bytes)"
 row "over, last line unended"  'a\n123456789'              '--max-key-bytes 8' 2 \
-  "err=bloomtool: in: line 2: key longer than --max-key-bytes (8 bytes)"
+  "err=bloomtool: in: line 2: key longer than the maximum key length (8 bytes)"
 row "100 MiB line, limit raised" '@big:104857600:x'        '--max-key-bytes 100MiB' 0 "keys=1 lines=1"
 row "100 MiB line, default limit" '@big:104857600:x'       '' 2 \
-  "err=bloomtool: <stdin>: line 1: key longer than --max-key-bytes (1048576 bytes)"
+  "err=bloomtool: <stdin>: line 1: key longer than the maximum key length (1048576 bytes)"
 
 # --- ndjson --------------------------------------------------------------------------------------
 row "ndjson strings"           '{"k":"a"}\n{"k":"b","x":[1,{"y":null}]}\n' '--field /k' 0 "keys=2" 'a\nb\nc\n' 2
@@ -130,14 +130,14 @@ row "skip bad lines"           '{"k":"a"}\nnot json\n{"j":1}\n{"k":"b"}\n' '--fi
   0 "keys=2 bad=2 lines=4" 'a\nb\n' 2
 row "max-bad-lines reached"    'x\ny\n{"k":"a"}\n'         '--field /k --max-bad-lines 2' 0 "keys=1 bad=2"
 row "max-bad-lines exceeded"   'x\n{"k":"a"}\ny\nz\n'      '--field /k --max-bad-lines 1' 2 \
-  "err=bloomtool: in: line 3: not valid JSON (bad structure) (bad line 2, more than --max-bad-lines 1)"
+  "err=bloomtool: in: line 3: not valid JSON (bad structure) (bad line 2, more than the 1 allowed)"
 row "record over the limit"    '{"k":"a","pad":"xxxxxxxxxx"}\n' '--field /k --max-key-bytes 16' 2 \
-  "err=bloomtool: in: line 1: line longer than --max-key-bytes (16 bytes)"
+  "err=bloomtool: in: line 1: line longer than the maximum line length (16 bytes)"
 
 # --- delimited -----------------------------------------------------------------------------------
 row "tsv column 2"             'x\ta\ny\tb\n'              '--input-format tsv --column 2' 0 "keys=2" 'a\nb\nx\n' 2
 row "wrong column count"       'x\ta\ny\n'                 '--input-format tsv --column 2' 2 \
-  "err=bloomtool: in: line 2: only 1 column (--column 2)"
+  "err=bloomtool: in: line 2: only 1 column (the key is in column 2)"
 row "wrong column count skipped" 'x\ta\ny\n'               '--column 2 --skip-bad-lines' 0 "keys=1 bad=1"
 row "empty column skipped"     'x\t\ty\nx\tz\n'            '--column 2' 0 "keys=1 emptykeys=1"
 row "custom delimiter"         'a;b;c\n'                   '--delimiter ; --column 3' 0 "keys=1" 'c\n' 1

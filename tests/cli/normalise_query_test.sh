@@ -68,12 +68,12 @@ printf '2024-01-01\tGET /a\t10.0.0.1\t200\n2024-01-01\tGET /b\t10.0.0.2\t200\n20
 run "$BT" build -p 1e-6 -o bad_ips.bf bad_ips
 run "$BT" query bad_ips.bf --input-format tsv --column 3 access.log
 expect_rc 2 "a short line is an error by default"
-expect_eq "$ERR" "bloomtool: access.log: line 4: only 2 columns (--column 3)" "short line named"
+expect_eq "$ERR" "bloomtool: access.log: line 4: only 2 columns (the key is in column 3)" "short line named"
 run "$BT" query bad_ips.bf --input-format tsv --column 3 --skip-bad-lines access.log
 expect_rc 0 "query a TSV log"
 expect_eq "$OUT" "$(printf '2024-01-01\tGET /a\t10.0.0.1\t200\n2024-01-02\tPOST /c\t10.0.0.7\t500')" \
   "whole log lines printed"
-expect_eq "$ERR" "bloomtool: skipped 1 bad line (first: access.log: line 4: only 2 columns (--column 3))" \
+expect_eq "$ERR" "bloomtool: skipped 1 bad line (first: access.log: line 4: only 2 columns (the key is in column 3))" \
   "skipped lines reported on stderr"
 run "$BT" query bad_ips.bf --input-format tsv --column 3 --skip-bad-lines --absent access.log
 expect_eq "$OUT" "$(printf '2024-01-01\tGET /b\t10.0.0.2\t200')" "--absent prints the other record"

@@ -278,7 +278,7 @@ TEST_CASE("batch pipeline: a reader error propagates after the batches before it
   InputOptions options;
   options.max_key_bytes = 16;
   const Sequential want = read_sequentially({path}, options);
-  REQUIRE(want.error == path + ": line 20001: key longer than --max-key-bytes (16 bytes)");
+  REQUIRE(want.error == path + ": line 20001: key longer than the maximum key length (16 bytes)");
   for (const unsigned threads : {1u, 2u, 4u}) {
     CAPTURE(threads);
     KeyReader reader({path}, options);
@@ -526,7 +526,7 @@ TEST_CASE("range pipeline: an input error is reported as a sequential read repor
   InputOptions options;
   options.max_key_bytes = 32;
   const Sequential want = read_sequentially({a, b}, options);
-  REQUIRE(want.error == b + ": line 13000: key longer than --max-key-bytes (32 bytes)");
+  REQUIRE(want.error == b + ": line 13000: key longer than the maximum key length (32 bytes)");
   const std::vector<LineRange> ranges = plan_line_ranges({a, b}, options, 4, 64);
   REQUIRE(ranges.size() == 8);
   for (const unsigned threads : {1u, 2u, 3u, 4u}) {
@@ -761,7 +761,7 @@ TEST_CASE("ordered range pipeline: an input error comes after every range before
   InputOptions options;
   options.max_key_bytes = 16;
   const Sequential want = read_sequentially({path}, options);
-  REQUIRE(want.error == path + ": line 15001: key longer than --max-key-bytes (16 bytes)");
+  REQUIRE(want.error == path + ": line 15001: key longer than the maximum key length (16 bytes)");
   const std::vector<LineRange> ranges = plan_line_ranges({path}, options, 10, 1000);
   REQUIRE(ranges.size() == 10);
   const uint64_t bad_at = content.find('q');
