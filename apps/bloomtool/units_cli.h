@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "bloomtool/word_buffer.h"
+
 namespace bloomtool {
 
 // "1000", "10k", "10M", "2G", "1e6" (K/M/G/T are powers of 1000). Must be a whole number.
@@ -28,8 +30,7 @@ int64_t parse_timestamp(std::string_view text, std::string_view option);
 
 // "2024-01-31T12:00:00Z"
 std::string format_timestamp(int64_t unix_seconds);
-// "1.50 MiB"
-std::string format_bytes(uint64_t bytes);
+// format_bytes ("1.50 MiB") comes from the library (word_buffer.h).
 // "8192 bits (1.00 KiB)"; a count that is not whole bytes shows the bytes it occupies, rounded
 // up: "10 bits (2 B)".
 std::string format_bits(uint64_t bits);

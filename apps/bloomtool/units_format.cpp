@@ -33,15 +33,4 @@ std::string format_bits(uint64_t bits) {
   return fmt::format("{} bits ({})", bits, format_bytes(bits / 8 + (bits % 8 != 0)));
 }
 
-std::string format_bytes(uint64_t bytes) {
-  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double v = static_cast<double>(bytes);
-  int u = 0;
-  while (v >= 1024.0 && u < 4) {
-    v /= 1024.0;
-    ++u;
-  }
-  return u == 0 ? fmt::format("{} B", bytes) : fmt::format("{:.2f} {}", v, kUnits[u]);
-}
-
 }  // namespace bloomtool

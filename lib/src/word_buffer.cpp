@@ -12,6 +12,8 @@
 #include <cstring>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "bloomtool/error.h"
 
 namespace bloomtool {
@@ -51,10 +53,7 @@ uint64_t available_memory_bytes() noexcept {
   return avail;
 }
 
-namespace {
-
-// "128.00 GiB"
-std::string binary_bytes(uint64_t bytes) {
+std::string format_bytes(uint64_t bytes) {
   static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   double v = static_cast<double>(bytes);
   int u = 0;
@@ -62,19 +61,15 @@ std::string binary_bytes(uint64_t bytes) {
     v /= 1024.0;
     ++u;
   }
-  char out[32];
-  std::snprintf(out, sizeof out, u == 0 ? "%.0f %s" : "%.2f %s", v, kUnits[u]);
-  return out;
+  return u == 0 ? fmt::format("{} B", bytes) : fmt::format("{:.2f} {}", v, kUnits[u]);
 }
-
-}  // namespace
 
 void check_memory_available(uint64_t bytes, const char* what) {
   const uint64_t avail = available_memory_bytes();
   if (bytes <= avail) return;
   throw MemoryLimitError(ErrorCode::kLimitExceeded,
-                         std::string(what) + " of " + binary_bytes(bytes) +
-                             " needs more memory than is available (" + binary_bytes(avail) + ")");
+                         std::string(what) + " of " + format_bytes(bytes) +
+                             " needs more memory than is available (" + format_bytes(avail) + ")");
 }
 
 WordBuffer::WordBuffer(size_t count) : count_(count) {

@@ -5,10 +5,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 
 #include "bloomtool/error.h"
 
 namespace bloomtool {
+
+// A size as messages print it: "512 B", "1.50 MiB", "128.00 GiB" (binary units).
+std::string format_bytes(uint64_t bytes);
 
 // Memory this process can still have without the kernel's OOM killer stepping in: MemAvailable
 // plus free swap, capped by RLIMIT_AS and RLIMIT_DATA; UINT64_MAX when it cannot be told.
