@@ -553,8 +553,19 @@ FilterFileContents read_filter_file(const std::string& path) {
   return parse_filter_file(file.bytes(), path);
 }
 
+namespace {
+void check_write_options(const WriteOptions& options) {
+  if (options.codec != PayloadCodec::kZstd) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "payload codec " + std::to_string(static_cast<uint32_t>(options.codec)) +
+                    " cannot be written");
+  }
+}
+}  // namespace
+
 std::vector<uint8_t> encode_filter_file(FilterHeader& header, std::span<const uint64_t> words,
-                                        uint64_t raw_bytes) {
+                                        uint64_t raw_bytes, const WriteOptions& options) {
+  check_write_options(options);
   header.payload_raw_bytes = raw_bytes;
   check_payload_shape(header);
   std::vector<uint8_t> payload;
@@ -572,10 +583,12 @@ std::vector<uint8_t> encode_filter_file(FilterHeader& header, std::span<const ui
 }
 
 uint64_t write_filter_file(const std::string& path, FilterHeader& header,
-                           std::span<const uint64_t> words, uint64_t raw_bytes) {
+                           std::span<const uint64_t> words, uint64_t raw_bytes,
+                           const WriteOptions& options) {
+  check_write_options(options);
   const OutputTarget target = resolve_output_target(path);
   if (target.kind != OutputKind::kFile) {  // stdout, a character device or a FIFO: a stream
-    const std::vector<uint8_t> image = encode_filter_file(header, words, raw_bytes);
+    const std::vector<uint8_t> image = encode_filter_file(header, words, raw_bytes, options);
     write_output_stream(target, image);
     return image.size();
   }

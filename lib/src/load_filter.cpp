@@ -2,6 +2,8 @@
 // payload before the filter is used.
 #include "bloomtool/load_filter.h"
 
+#include <algorithm>
+
 #include "bloomtool/bloom.h"
 #include "bloomtool/error.h"
 #include "bloomtool/hash.h"
@@ -95,6 +97,17 @@ LoadedFilter make_filter(FilterFileContents contents, const std::string& path) {
   }
   out.header = std::move(contents.header);
   return out;
+}
+
+void filter_contains_keys(const LoadedFilter& filter, std::span<const std::string_view> keys,
+                          uint8_t* out) {
+  constexpr size_t kBatch = 256;
+  uint64_t hashes[kBatch];
+  for (size_t at = 0; at < keys.size(); at += kBatch) {
+    const size_t n = std::min(kBatch, keys.size() - at);
+    for (size_t i = 0; i < n; ++i) hashes[i] = hash_key(keys[at + i], filter.header.seed);
+    filter.filter->contains_batch(std::span<const uint64_t>(hashes, n), out + at);
+  }
 }
 
 LoadedFilter load_filter(const std::string& path) {

@@ -17,14 +17,21 @@
 namespace bloomtool {
 
 inline constexpr uint16_t kFormatMajor = 1;
+// Files that use no 1.1 feature (foreign hash scheme, raw chunked codec, signature) are written
+// as 1.0, byte for byte; the others as 1.1. Readers accept any minor of major 1.
 inline constexpr uint16_t kFormatMinor = 0;
+inline constexpr uint16_t kFormatMinorLatest = 1;
 inline constexpr size_t kFixedHeaderBytes = 128;
 inline constexpr size_t kMaxHeaderBytes = 64 * 1024;
 
 enum class FilterKind : uint32_t { kBloom = 1, kXor = 2, kBinaryFuse = 3 };
 const char* filter_kind_name(FilterKind kind) noexcept;
 
-enum class PayloadCodec : uint32_t { kNone = 0, kZstd = 1 };
+enum class PayloadCodec : uint32_t {
+  kNone = 0,        // stored as is (read only: bloomtool never writes it)
+  kZstd = 1,        // one zstd frame: the default
+  kRawChunked = 2,  // 1.1: uncompressed, page-aligned, one checksum per chunk (mappable)
+};
 
 // Optional and required fields after the fixed header, each a tag-length-value record.
 enum class FieldTag : uint16_t {
@@ -34,6 +41,9 @@ enum class FieldTag : uint16_t {
   kInputOptions = 4,   // text: input format options the keys were read with
   kKindParams = 5,     // u64 list: kind-specific parameters (see docs/FORMAT.md)
   kEmptyLines = 6,     // u64: empty lines skipped at build time
+  kSourceFormat = 7,   // 1.1: what a foreign (Guava, DCSO) file held beyond its bits
+  kRawLayout = 8,      // 1.1, required with codec 2: chunk size and payload offset
+  kSignature = 9,      // 1.1: Ed25519 signature over the file (see docs/FORMAT.md)
 };
 
 struct FilterHeader {
@@ -101,14 +111,21 @@ FilterHeader parse_filter_header(std::span<const uint8_t> bytes, uint64_t file_b
 // Parses a complete file image held in memory (for tests and fuzzing).
 FilterFileContents parse_filter_file(std::span<const uint8_t> bytes, const std::string& path);
 
+// How a filter file is written: everything that is a choice of the writer rather than a fact
+// of the filter. Each 1.1 writer feature adds its member here.
+struct WriteOptions {
+  PayloadCodec codec = PayloadCodec::kZstd;
+};
+
 // Serialises header and payload into `out` with the payload zstd-compressed; fills in the
 // payload sizes and checksum. payload holds raw_bytes bytes of little-endian data.
 std::vector<uint8_t> encode_filter_file(FilterHeader& header, std::span<const uint64_t> words,
-                                        uint64_t raw_bytes);
+                                        uint64_t raw_bytes, const WriteOptions& options = {});
 
 // Writes the file to `path` atomically, or to standard output when path is "-".
 // Returns the number of bytes written.
 uint64_t write_filter_file(const std::string& path, FilterHeader& header,
-                           std::span<const uint64_t> words, uint64_t raw_bytes);
+                           std::span<const uint64_t> words, uint64_t raw_bytes,
+                           const WriteOptions& options = {});
 
 }  // namespace bloomtool

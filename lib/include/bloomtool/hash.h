@@ -11,6 +11,10 @@
 namespace bloomtool {
 
 inline constexpr uint32_t kHashXxh3_64 = 1;  // the hash id written into filter files
+// Format 1.1: the peers' schemes, Bloom standard only (docs/FORMAT.md, "Hash schemes").
+inline constexpr uint32_t kHashGuavaMitz64 = 2;  // Guava MURMUR128_MITZ_64
+inline constexpr uint32_t kHashGuavaMitz32 = 3;  // Guava MURMUR128_MITZ_32
+inline constexpr uint32_t kHashDcsoFnv1 = 4;     // DCSO bloom v1, FNV-1 64
 inline constexpr uint64_t kDefaultSeed = 0x9E3779B97F4A7C15ull;
 
 // XXH3-64 of the key bytes with the given seed.

@@ -15,8 +15,9 @@ void sort_unique(std::vector<uint64_t>& hashes);
 // Removes repeats from data[0, n) and groups the distinct hashes, now at the front, by their top
 // bits: ascending from group to group, in order of first appearance within a group of about
 // 2,000 hashes (the groups are the top clamp(bit_width(n / 2048), 1, 16) bits; below 8,192
-// hashes the result is simply sorted). Cheaper than sorting; enough to give a pass over the hashes locality in anything
-// indexed by their top bits. `scratch` must hold n words. Returns the number of distinct hashes.
+// hashes the result is simply sorted). Cheaper than sorting; enough to give a pass over the hashes
+// locality in anything indexed by their top bits. `scratch` must hold n words. Returns the number
+// of distinct hashes.
 size_t group_unique(uint64_t* data, size_t n, uint64_t* scratch);
 
 }  // namespace bloomtool
