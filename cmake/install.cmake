@@ -1,16 +1,21 @@
-# What `cmake --install` puts under the prefix besides the program and its manual: the library
-# (libbloomtool.a), its public headers, a CMake package (find_package(bloomtool CONFIG) ->
-# bloomtool::bloomtool), a pkg-config file and the shell completions.
+# What `cmake --install` puts under the prefix besides the program and its manual: the C++
+# library (libbloomtool.a), the C library (libbloomtool.so.0 and its development link), the public
+# headers, a CMake package (find_package(bloomtool CONFIG) -> bloomtool::bloomtool and
+# bloomtool::bloomtool_c), pkg-config files (bloomtool.pc, bloomtool-c.pc), the Python module and
+# the shell completions.
 include(CMakePackageConfigHelpers)
 
 set(BLOOMTOOL_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/bloomtool)
 install(TARGETS bloomtool_lib EXPORT bloomtoolTargets
-        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev)
+install(TARGETS bloomtool_c EXPORT bloomtoolTargets
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT library NAMELINK_COMPONENT dev)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/lib/include/bloomtool
-        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT dev FILES_MATCHING PATTERN "*.h")
 install(FILES ${PROJECT_BINARY_DIR}/lib/generated/bloomtool/version.h
-        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/bloomtool)
-install(EXPORT bloomtoolTargets NAMESPACE bloomtool:: DESTINATION ${BLOOMTOOL_CMAKE_DIR})
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/bloomtool COMPONENT dev)
+install(EXPORT bloomtoolTargets NAMESPACE bloomtool:: DESTINATION ${BLOOMTOOL_CMAKE_DIR}
+        COMPONENT dev)
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/bloomtoolConfig.cmake.in
                               ${PROJECT_BINARY_DIR}/package/bloomtoolConfig.cmake
                               INSTALL_DESTINATION ${BLOOMTOOL_CMAKE_DIR})
@@ -19,20 +24,58 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/package/bloomtoolConfigVe
                                  COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/package/bloomtoolConfig.cmake
               ${PROJECT_BINARY_DIR}/package/bloomtoolConfigVersion.cmake
-        DESTINATION ${BLOOMTOOL_CMAKE_DIR})
+        DESTINATION ${BLOOMTOOL_CMAKE_DIR} COMPONENT dev)
 
 # bloomtool.pc names the prefix it is installed under (`cmake --install --prefix` included), so it
 # is written at install time, into a directory of its own per prefix (installs may run at once).
 set(BLOOMTOOL_PC_PREFIX "@BLOOMTOOL_PC_PREFIX@")
-configure_file(${CMAKE_CURRENT_LIST_DIR}/bloomtool.pc.in ${PROJECT_BINARY_DIR}/package/bloomtool.pc.in
-               @ONLY)
+foreach(pc bloomtool bloomtool-c)
+  configure_file(${CMAKE_CURRENT_LIST_DIR}/${pc}.pc.in ${PROJECT_BINARY_DIR}/package/${pc}.pc.in @ONLY)
+  install(CODE "
+    set(BLOOMTOOL_PC_PREFIX \"\${CMAKE_INSTALL_PREFIX}\")
+    string(MD5 pc_dir \"\${CMAKE_INSTALL_PREFIX}\")
+    set(pc_dir \"${PROJECT_BINARY_DIR}/package/pc-\${pc_dir}\")
+    configure_file(\"${PROJECT_BINARY_DIR}/package/${pc}.pc.in\" \"\${pc_dir}/${pc}.pc\" @ONLY)
+    file(INSTALL \"\${pc_dir}/${pc}.pc\"
+         DESTINATION \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/pkgconfig\")" COMPONENT dev)
+endforeach()
+
+# The Python module (python/bloomtool, pure Python over libbloomtool.so.0 with ctypes). Where
+# Debian's python3 finds it: <prefix>/lib/python3/dist-packages for the prefix /usr (the
+# directory of Debian's own packages), <prefix>/lib/python3.X/dist-packages for another prefix
+# (on sys.path for /usr/local); -DBLOOMTOOL_PYTHON_DIR=<dir> (relative to the prefix, or absolute)
+# chooses. Its _libpath.py names the installed libbloomtool.so.0 relative to the module, so the
+# module finds the library of its own install, moved prefix or DESTDIR included.
+find_package(Python3 COMPONENTS Interpreter QUIET)
+set(BLOOMTOOL_PYTHON_DIR "" CACHE STRING
+    "Where cmake --install puts the Python module bloomtool/ (default: see cmake/install.cmake)")
+if(Python3_Interpreter_FOUND)
+  set(bloomtool_py_versioned lib/python${Python3_VERSION_MAJOR}.${Python3_VERSION_MINOR}/dist-packages)
+else()
+  set(bloomtool_py_versioned lib/python3/dist-packages)
+endif()
 install(CODE "
-  set(BLOOMTOOL_PC_PREFIX \"\${CMAKE_INSTALL_PREFIX}\")
-  string(MD5 pc_dir \"\${CMAKE_INSTALL_PREFIX}\")
-  set(pc_dir \"${PROJECT_BINARY_DIR}/package/pc-\${pc_dir}\")
-  configure_file(\"${PROJECT_BINARY_DIR}/package/bloomtool.pc.in\" \"\${pc_dir}/bloomtool.pc\" @ONLY)
-  file(INSTALL \"\${pc_dir}/bloomtool.pc\"
-       DESTINATION \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/pkgconfig\")")
+  set(py_dir \"${BLOOMTOOL_PYTHON_DIR}\")
+  if(NOT py_dir)
+    if(CMAKE_INSTALL_PREFIX STREQUAL \"/usr\")
+      set(py_dir lib/python3/dist-packages)
+    else()
+      set(py_dir ${bloomtool_py_versioned})
+    endif()
+  endif()
+  if(NOT IS_ABSOLUTE \"\${py_dir}\")
+    set(py_dir \"\${CMAKE_INSTALL_PREFIX}/\${py_dir}\")
+  endif()
+  file(INSTALL \"${PROJECT_SOURCE_DIR}/python/bloomtool\" DESTINATION \"\${py_dir}\"
+       FILES_MATCHING PATTERN \"*.py\" PATTERN \"py.typed\" PATTERN \"__pycache__\" EXCLUDE)
+  file(RELATIVE_PATH lib \"\${py_dir}/bloomtool\"
+       \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/libbloomtool.so.${BLOOMTOOL_C_SOVERSION}\")
+  string(MD5 gen_dir \"\${py_dir}\")
+  set(gen_dir \"${PROJECT_BINARY_DIR}/package/py-\${gen_dir}\")
+  file(WRITE \"\${gen_dir}/_libpath.py\"
+       \"# Written by cmake --install: libbloomtool.so of this install, relative to this directory.\\n\"
+       \"LIBRARY = \\\"\${lib}\\\"\\n\")
+  file(INSTALL \"\${gen_dir}/_libpath.py\" DESTINATION \"\${py_dir}/bloomtool\")" COMPONENT python)
 
 # Shell completions, generated from the command tree by the freshly built program.
 set(BLOOMTOOL_COMPLETIONS_DIR ${PROJECT_BINARY_DIR}/completions)

@@ -3,7 +3,8 @@
 #   tools/quickstart.sh demo   install what is missing, build, run the main job on testdata/
 #   tools/quickstart.sh test   install what is missing, then everything CI runs (.ci/run): release
 #                              build + whole ctest suite (valgrind smoke included), ASan+UBSan
-#                              build + whole suite, and each fuzz target for
+#                              build + whole suite, a ThreadSanitizer build of the C API's
+#                              concurrency check (tests/capi/tsan_threads.sh), each fuzz target for
 #                              BLOOMTOOL_FUZZ_SECONDS (default 45; 0 skips fuzzing). About 10 min
 #                              on 2 cores.
 #   tools/quickstart.sh test-release   the quick loop: release build + whole ctest suite only
@@ -66,6 +67,8 @@ run_ci() {
   run_tests
   stage "asan: build" cmake --build --preset asan
   stage "asan: ctest" ctest --preset asan -j2
+  stage "tsan: build capi_check" cmake --build --preset tsan
+  stage "tsan: 2 threads x 1000000 queries on one filter" tests/capi/tsan_threads.sh build/tsan
   if [ "$fuzz_seconds" -gt 0 ]; then
     stage "fuzz: ${fuzz_seconds}s per target" tests/fuzz/run_fuzzers.sh "$fuzz_seconds"
   fi
@@ -78,6 +81,7 @@ case "$mode" in
   demo) demo ;;
   test)
     cmake --preset asan >/dev/null
+    cmake --preset tsan >/dev/null
     run_ci
     ;;
   test-release) run_tests ;;

@@ -1,12 +1,20 @@
 #!/usr/bin/env bash
-# `cpack -G DEB` from the build tree: the package holds the program (stripped), the gzipped
-# manual, the library, its headers, CMake and pkg-config files (naming /usr), the completions,
-# the copyright file and the gzipped changelog; its control file names the maintainer, section and
-# the shared libraries it needs; and lintian reports no error. Without lintian (installed by
-# tools/quickstart.sh) that last check is skipped with a message, the others still run.
+# `cpack -G DEB` from the build tree makes four packages, split as Debian splits a library:
+# - bloomtool: the program (stripped), the gzipped manual, the completions;
+# - libbloomtool0: libbloomtool.so.0 (stripped, SONAME link), shlibs, a symbols file listing
+#   exactly abi/libbloomtool.symbols, an ldconfig trigger and no maintainer scripts;
+# - libbloomtool-dev: headers, the static library, the libbloomtool.so link, CMake and pkg-config
+#   files (naming /usr), depending on libbloomtool0 of the same version;
+# - python3-bloomtool (architecture all): the Python module, depending on python3 and the library.
+# Each has its copyright file and gzipped changelog, a maintainer, section and description, and
+# lintian reports no tag at all (errors and warnings; the Debian-archive-only tag
+# initial-upload-closes-no-bugs is overridden). The unpacked packages work together: the Python
+# module loads the packaged library, the packaged program runs. Without lintian (installed by
+# tools/quickstart.sh) that check is skipped with a message, the others still run.
 source "$(dirname "$0")/../cli/lib.sh"
 : "${BUILD_DIR:?BUILD_DIR must name the build tree}"
 : "${LIBDIR:?LIBDIR must be the install libdir, relative to the prefix}"
+SOURCE_DIR=$(cd "$(dirname "$0")/../.." && pwd)
 for tool in cpack dpkg-deb dpkg-shlibdeps readelf; do
   if ! command -v "$tool" >/dev/null; then
     echo "SKIP: $tool is not installed (tools/quickstart.sh installs dpkg-dev and binutils)"
@@ -16,51 +24,106 @@ done
 
 run cpack --config "$BUILD_DIR/CPackConfig.cmake" -G DEB -B "$WORK/out"
 expect_rc 0 "cpack -G DEB"
-debs=("$WORK"/out/bloomtool_*.deb)
-[ -f "${debs[0]}" ] || { fail "cpack made no bloomtool_*.deb: $OUT $ERR"; finish; }
-deb=${debs[0]}
-echo "package: $(basename "$deb")"
+declare -A deb
+for p in bloomtool libbloomtool0 libbloomtool-dev python3-bloomtool; do
+  files=("$WORK"/out/"${p}"_*.deb)
+  [ -f "${files[0]}" ] || { fail "cpack made no ${p}_*.deb: $OUT $ERR"; finish; }
+  deb[$p]=${files[0]}
+  echo "package: $(basename "${files[0]}")"
+done
+expect_eq "$(find "$WORK/out" -maxdepth 1 -name '*.deb' | wc -l)" 4 "four packages"
 
-contents=$(dpkg-deb -c "$deb" | awk '{print $6}' | sed 's|^\./|/|')
-for f in /usr/bin/bloomtool /usr/share/man/man1/bloomtool.1.gz /usr/share/man/man1/bloomtool-build.1.gz \
-  /usr/share/man/man5/bloomtool-format.5.gz /usr/share/bash-completion/completions/bloomtool \
-  /usr/share/zsh/vendor-completions/_bloomtool /usr/include/bloomtool/bloomtool.h \
-  /usr/include/bloomtool/version.h "/usr/$LIBDIR/libbloomtool.a" "/usr/$LIBDIR/pkgconfig/bloomtool.pc" \
-  "/usr/$LIBDIR/cmake/bloomtool/bloomtoolConfig.cmake" /usr/share/doc/bloomtool/copyright \
-  /usr/share/doc/bloomtool/changelog.Debian.gz; do
-  CHECKS=$((CHECKS + 1))
-  grep -qxF "$f" <<<"$contents" || fail "$f is not in the package"
+contents_of() { dpkg-deb -c "${deb[$1]}" | awk '{print $6}' | sed 's|^\./|/|'; }
+expect_contents() {  # expect_contents PACKAGE FILE...
+  local p=$1 contents
+  shift
+  contents=$(contents_of "$p")
+  for f in "$@"; do
+    CHECKS=$((CHECKS + 1))
+    grep -qxF "$f" <<<"$contents" || fail "$f is not in $p"
+  done
+}
+expect_contents bloomtool /usr/bin/bloomtool /usr/share/man/man1/bloomtool.1.gz \
+  /usr/share/man/man1/bloomtool-build.1.gz /usr/share/man/man5/bloomtool-format.5.gz \
+  /usr/share/bash-completion/completions/bloomtool /usr/share/zsh/vendor-completions/_bloomtool
+expect_contents libbloomtool0 "/usr/$LIBDIR/libbloomtool.so.0" \
+  "/usr/$LIBDIR/libbloomtool.so.0.$(sed -n 's/^project(bloomtool VERSION 0\.\([0-9.]*\).*/\1/p' "$SOURCE_DIR/CMakeLists.txt")"
+expect_contents libbloomtool-dev /usr/include/bloomtool/bloomtool.h /usr/include/bloomtool/version.h \
+  /usr/include/bloomtool/bloomtool_c.h /usr/include/bloomtool/reader.h "/usr/$LIBDIR/libbloomtool.a" \
+  "/usr/$LIBDIR/libbloomtool.so" "/usr/$LIBDIR/pkgconfig/bloomtool.pc" \
+  "/usr/$LIBDIR/pkgconfig/bloomtool-c.pc" "/usr/$LIBDIR/cmake/bloomtool/bloomtoolConfig.cmake"
+expect_contents python3-bloomtool /usr/lib/python3/dist-packages/bloomtool/__init__.py \
+  /usr/lib/python3/dist-packages/bloomtool/_libpath.py /usr/lib/python3/dist-packages/bloomtool/py.typed
+for p in "${!deb[@]}"; do
+  expect_contents "$p" "/usr/share/doc/$p/copyright" "/usr/share/doc/$p/changelog.Debian.gz"
+  for field in Maintainer Section Description; do
+    run dpkg-deb -f "${deb[$p]}" "$field"
+    CHECKS=$((CHECKS + 1))
+    [ -n "$OUT" ] || fail "$p: control field $field is empty"
+  done
 done
 CHECKS=$((CHECKS + 1))
-grep -qE '/share/man/.*\.[0-9]$' <<<"$contents" && fail "uncompressed man pages in the package"
+contents_of bloomtool | grep -qE '/share/man/.*\.[0-9]$' && fail "uncompressed man pages in the package"
+CHECKS=$((CHECKS + 1))
+contents_of bloomtool | grep -q libbloomtool && fail "the program's package holds a library"
 
-for field in Maintainer Section Description; do
-  run dpkg-deb -f "$deb" "$field"
-  CHECKS=$((CHECKS + 1))
-  [ -n "$OUT" ] || fail "control field $field is empty"
-done
-run dpkg-deb -f "$deb" Depends
-expect_match "$OUT" "libc6" "Depends (from dpkg-shlibdeps)"
-expect_match "$OUT" "libzstd1" "Depends names libzstd1"
+run dpkg-deb -f "${deb[bloomtool]}" Depends
+expect_match "$OUT" "libc6" "bloomtool Depends (from dpkg-shlibdeps)"
+expect_match "$OUT" "libzstd1" "bloomtool Depends names libzstd1"
+run dpkg-deb -f "${deb[libbloomtool0]}" Depends
+expect_match "$OUT" "libc6 \(>= [0-9.]+\)" "libbloomtool0 Depends (from dpkg-shlibdeps)"
+expect_match "$OUT" "libstdc\+\+6" "libbloomtool0 Depends names libstdc++6"
+version=$(dpkg-deb -f "${deb[libbloomtool0]}" Version)
+run dpkg-deb -f "${deb[libbloomtool-dev]}" Depends
+expect_match "$OUT" "^libbloomtool0 \(= $version\)" "libbloomtool-dev depends on its library"
+run dpkg-deb -f "${deb[python3-bloomtool]}" Depends Architecture
+expect_match "$OUT" "python3" "python3-bloomtool depends on python3"
+expect_match "$OUT" "libbloomtool0" "python3-bloomtool depends on the library"
+expect_match "$OUT" "Architecture: all" "python3-bloomtool is architecture all"
 
+# The library's control files: shlibs, symbols (the ABI list of record), the ldconfig trigger.
+dpkg-deb -e "${deb[libbloomtool0]}" "$WORK/control"
+expect_eq "$(cat "$WORK/control/shlibs")" "libbloomtool 0 libbloomtool0 (>= ${version%-*})" "shlibs"
+expect_eq "$(cat "$WORK/control/triggers")" "activate-noawait ldconfig" "triggers"
+CHECKS=$((CHECKS + 1))
+ls "$WORK/control" | grep -qE '^(postinst|postrm|preinst|prerm)$' && fail "maintainer scripts in libbloomtool0"
+expect_eq "$(sed -n 's/^ \([^ ]*\) .*/\1/p' "$WORK/control/symbols" | grep -v '^BLOOMTOOL_0@' | sort)" \
+  "$(grep -v '^#' "$SOURCE_DIR/abi/libbloomtool.symbols" | sed 's/@@/@/' | sort)" "symbols = abi list"
+
+# Unpacked together: the program runs, the library is stripped and has its SONAME, the Python
+# module finds the packaged library through its _libpath.py.
 mkdir "$WORK/root"
-dpkg-deb -x "$deb" "$WORK/root"
+for p in "${!deb[@]}"; do dpkg-deb -x "${deb[$p]}" "$WORK/root"; done
 expect_match "$(grep '^prefix=' "$WORK/root/usr/$LIBDIR/pkgconfig/bloomtool.pc")" "^prefix=/usr$" "bloomtool.pc prefix"
-run readelf -S "$WORK/root/usr/bin/bloomtool"
-CHECKS=$((CHECKS + 1))
-grep -qE '\.debug_|\.symtab' <<<"$OUT" && fail "/usr/bin/bloomtool is not stripped"
+for bin in "usr/bin/bloomtool" "usr/$LIBDIR/libbloomtool.so.0"; do
+  run readelf -S "$WORK/root/$bin"
+  CHECKS=$((CHECKS + 1))
+  grep -qE '\.debug_|\.symtab' <<<"$OUT" && fail "/$bin is not stripped"
+done
+expect_match "$(readelf -d "$WORK/root/usr/$LIBDIR/libbloomtool.so.0")" "Library soname: \[libbloomtool\.so\.0\]" "SONAME"
 run "$WORK/root/usr/bin/bloomtool" --version
 expect_rc 0 "the packaged bloomtool runs"
 expect_match "$OUT" "^bloomtool [0-9]" "the packaged bloomtool --version"
+if [ "${BLOOMTOOL_SANITIZED:-0}" != 1 ] && command -v python3 >/dev/null; then
+  run env -u BLOOMTOOL_LIBRARY PYTHONPATH="$WORK/root/usr/lib/python3/dist-packages" python3 -c "
+import bloomtool, os
+print(os.path.realpath(bloomtool._find_library()))
+with bloomtool.open('$TESTDATA/golden/v1-bloom-standard.bf') as f:
+    print(f.info['kind'], f.contains_many([b'']))"
+  expect_eq "$OUT" "$(realpath "$WORK/root/usr/$LIBDIR/libbloomtool.so.0")
+bloom [False]" "the packaged Python module uses the packaged library: $ERR"
+fi
 
 if ! command -v lintian >/dev/null; then
-  echo "SKIP: lintian is not installed; the package was not checked by it (tools/quickstart.sh installs it)"
+  echo "SKIP: lintian is not installed; the packages were not checked by it (tools/quickstart.sh installs it)"
   finish
 fi
-# Errors fail the test; warnings and informational tags are printed for the record.
-run lintian --fail-on error --tag-display-limit 0 "$deb"
-expect_rc 0 "lintian reports errors"
-echo "lintian $(lintian --version | awk '{print $2}'):"
-printf '%s\n' "${OUT:-(no tags)}" "$ERR" | sed '/^$/d;s/^/  /'
+# Errors and warnings fail the test; informational tags are printed for the record.
+for p in bloomtool libbloomtool0 libbloomtool-dev python3-bloomtool; do
+  run lintian --fail-on error,warning --tag-display-limit 0 "${deb[$p]}"
+  expect_rc 0 "lintian reports errors or warnings for $p"
+  echo "lintian $(lintian --version | awk '{print $2}') $p:"
+  printf '%s\n' "${OUT:-(no tags)}" "$(grep -v 'root privileges' <<<"$ERR")" | sed '/^$/d;s/^/  /'
+done
 
 finish

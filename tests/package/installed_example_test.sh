@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The installed library, as a user meets it: `cmake --install` into an empty prefix, then
+# The installed libraries, as a user meets them: `cmake --install` into an empty prefix, then
 # examples/ configured against that prefix alone (find_package(bloomtool CONFIG)), built, run,
-# and its output checked; then the same program compiled and linked with nothing but
-# `pkg-config --cflags --libs bloomtool`. The public headers must stand without lib/src.
+# and their output checked (the C++ library, its Reader, and the C API in libbloomtool.so.0);
+# then the C++ and C programs compiled and linked with nothing but `pkg-config --cflags --libs
+# bloomtool` / `bloomtool-c`; then the installed Python module, found by python3 with only
+# PYTHONPATH set, finding its own libbloomtool.so.0. The public headers must stand without lib/src.
 # In a sanitized build (asan preset) the installed library is instrumented, so the example is
 # compiled and linked with the same -fsanitize flags.
 source "$(dirname "$0")/../cli/lib.sh"
@@ -20,11 +22,17 @@ prefix=$WORK/prefix
 run cmake --install "$BUILD_DIR" --prefix "$prefix"
 expect_rc 0 "cmake --install"
 for f in include/bloomtool/bloomtool.h include/bloomtool/version.h "$LIBDIR/libbloomtool.a" \
+  include/bloomtool/bloomtool_c.h include/bloomtool/reader.h "$LIBDIR/pkgconfig/bloomtool-c.pc" \
   "$LIBDIR/cmake/bloomtool/bloomtoolConfig.cmake" "$LIBDIR/cmake/bloomtool/bloomtoolConfigVersion.cmake" \
   "$LIBDIR/pkgconfig/bloomtool.pc"; do
   CHECKS=$((CHECKS + 1))
   [ -f "$prefix/$f" ] || fail "cmake --install did not install $f"
 done
+# The C library: the real file, its SONAME link and the development link.
+so=$(readlink "$prefix/$LIBDIR/libbloomtool.so")
+expect_eq "$so" "libbloomtool.so.0" "libbloomtool.so -> libbloomtool.so.0"
+expect_match "$(readlink "$prefix/$LIBDIR/libbloomtool.so.0")" '^libbloomtool\.so\.0\.[0-9]+\.[0-9]+$' \
+  "libbloomtool.so.0 -> libbloomtool.so.0.x.y"
 # No private header is installed, and no installed header refers to one.
 CHECKS=$((CHECKS + 1))
 bad=$(grep -h '^#include "' "$prefix"/include/bloomtool/*.h | grep -v '^#include "bloomtool/')
@@ -40,7 +48,7 @@ done
 
 # CMake package, in a fresh build directory that knows only the prefix.
 run cmake -S "$SOURCE_DIR/examples" -B "$WORK/example-build" -DCMAKE_PREFIX_PATH="$prefix" \
-  -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS=${flags[*]}" "-DCMAKE_EXE_LINKER_FLAGS=${flags[*]}"
+  -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS=${flags[*]}" "-DCMAKE_C_FLAGS=${flags[*]}" "-DCMAKE_EXE_LINKER_FLAGS=${flags[*]}"
 expect_rc 0 "configure examples/ with find_package(bloomtool CONFIG)"
 run cmake --build "$WORK/example-build"
 expect_rc 0 "build examples/"
@@ -49,6 +57,22 @@ expect_rc 0 "run the example built with CMake"
 expect_eq "$OUT" "$expected" "output of the example built with CMake"
 run "$BLOOMTOOL" query "$WORK/cmake.bf" --count - <<<$'apple\nbanana\ncherry'
 expect_eq "$OUT" "3" "bloomtool reads the example's filter"
+# The Reader (C++) and the C API answer about the same filter alike; "durian" is not in it.
+reader_expected="apple: maybe present
+durian: absent
+1 of 2 maybe present; bloom filter, m=$("$BLOOMTOOL" stats --json "$WORK/cmake.bf" | grep -o '"m": *[0-9]*' | grep -o '[0-9]*$'), k=7, n=3, model p="
+for prog in reader_query c_query; do
+  run "$WORK/example-build/$prog" "$WORK/cmake.bf" apple durian
+  expect_rc 0 "run $prog"
+  expect_eq "${OUT%model p=*}model p=" "$reader_expected" "output of $prog"
+  run "$WORK/example-build/$prog" "$TESTDATA/bad/payload-checksum.bf" apple
+  expect_rc 2 "$prog on a corrupt file"
+  expect_eq "$ERR" "$prog: $TESTDATA/bad/payload-checksum.bf: corrupt: payload checksum mismatch" \
+    "$prog reports the CLI's message"
+done
+# c_query uses the installed shared library (its RUNPATH names the prefix), not a copy.
+run ldd "$WORK/example-build/c_query"
+expect_match "$OUT" "libbloomtool\.so\.0 => $prefix/$LIBDIR/libbloomtool\.so\.0" "c_query loads the installed library"
 
 # A version the package does not offer is refused.
 mkdir -p "$WORK/wrong-version"
@@ -69,12 +93,46 @@ run pkg-config --cflags --libs bloomtool
 expect_rc 0 "pkg-config --cflags --libs bloomtool"
 pc_flags=$OUT
 expect_match "$pc_flags" "-I$prefix/include" "pkg-config --cflags names the prefix"
-expect_match "$pc_flags" "-lbloomtool" "pkg-config --libs"
+expect_match "$pc_flags" "$prefix/$LIBDIR/libbloomtool\.a" "pkg-config --libs names the static library"
 # shellcheck disable=SC2086 # the flags are words
 run "${CXX:-c++}" -std=c++20 "${flags[@]}" -o "$WORK/pc_example" \
   "$SOURCE_DIR/examples/build_and_query.cpp" $pc_flags
 expect_rc 0 "compile and link the example with pkg-config's flags"
 run "$WORK/pc_example" "$WORK/pc.bf"
 expect_eq "$OUT" "$expected" "output of the example built with pkg-config"
+CHECKS=$((CHECKS + 1))
+ldd "$WORK/pc_example" | grep -q libbloomtool && fail "the C++ example links libbloomtool.so, not the static library"
+
+# The C API with pkg-config: a C compiler, bloomtool-c.pc, the shared library.
+run pkg-config --cflags --libs bloomtool-c
+expect_rc 0 "pkg-config --cflags --libs bloomtool-c"
+expect_match "$OUT" "-lbloomtool" "pkg-config --libs bloomtool-c"
+# shellcheck disable=SC2086 # the flags are words
+run "${CC:-cc}" -std=c11 -Wall -Wextra -Werror "${flags[@]}" -o "$WORK/pc_c_query" \
+  "$SOURCE_DIR/examples/c_query.c" $OUT
+expect_rc 0 "compile and link the C example with pkg-config's flags: $ERR"
+LD_LIBRARY_PATH=$prefix/$LIBDIR run "$WORK/pc_c_query" "$WORK/pc.bf" cherry
+expect_eq "${OUT%%$'\n'*}" "cherry: maybe present" "output of the C example built with pkg-config"
+
+# The Python module: installed under the prefix, it finds libbloomtool.so.0 of the same install
+# (no BLOOMTOOL_LIBRARY, no LD_LIBRARY_PATH). Not in a sanitized build (python3 is not).
+if [ "${BLOOMTOOL_SANITIZED:-0}" != 1 ] && command -v python3 >/dev/null; then
+  pydir=$(find "$prefix" -name __init__.py -path '*/bloomtool/*' -printf '%h\n' | xargs dirname)
+  expect_match "$pydir" "^$prefix/lib/python3\.[0-9]+/dist-packages$" "Python module directory"
+  CHECKS=$((CHECKS + 1))
+  [ -f "$pydir/bloomtool/py.typed" ] || fail "py.typed is not installed"
+  run env -u BLOOMTOOL_LIBRARY PYTHONPATH="$pydir" python3 -c "
+import bloomtool, sys
+with bloomtool.open(sys.argv[1]) as f:
+    print(bloomtool.__file__)
+    print([k in f for k in ('apple', b'cherry', 'durian')], f.contains_many(['apple', 'durian']))
+    print(f.info['label'])" "$WORK/pc.bf"
+  expect_rc 0 "the installed Python module: $ERR"
+  expect_eq "$OUT" "$pydir/bloomtool/__init__.py
+[True, True, False] [True, False]
+example" "the installed Python module answers"
+  run env -u BLOOMTOOL_LIBRARY PYTHONPATH="$pydir" python3 -c "import bloomtool; print(bloomtool._find_library())"
+  expect_eq "$(realpath "$OUT")" "$(realpath "$prefix/$LIBDIR/libbloomtool.so.0")" "the module's library"
+fi
 
 finish

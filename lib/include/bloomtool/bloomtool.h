@@ -1,13 +1,15 @@
 // The library's entry header: `#include <bloomtool/bloomtool.h>` declares the whole public API
 // (filters and their models, key reading and hashing, filter files, merging, statistics, errors,
-// the version, and the foreign Guava and DCSO Bloom formats). Every header of
-// lib/include/bloomtool is listed here; each also stands alone.
+// the version, the foreign Guava and DCSO Bloom formats, the embeddable Reader, and the C API of
+// bloomtool_c.h, which the static library implements too). Every header of lib/include/bloomtool
+// is listed here; each also stands alone.
 #pragma once
 
 #include "bloomtool/atomic_file.h"
 #include "bloomtool/batch_pipeline.h"
 #include "bloomtool/bloom.h"
 #include "bloomtool/bloom_build.h"
+#include "bloomtool/bloomtool_c.h"
 #include "bloomtool/build_header.h"
 #include "bloomtool/dcso_bloom.h"
 #include "bloomtool/error.h"
@@ -26,6 +28,7 @@
 #include "bloomtool/model.h"
 #include "bloomtool/normalise.h"
 #include "bloomtool/output_target.h"
+#include "bloomtool/reader.h"
 #include "bloomtool/size_calc.h"
 #include "bloomtool/stats.h"
 #include "bloomtool/version.h"

@@ -1,0 +1,111 @@
+/* The C API of libbloomtool.so (SONAME libbloomtool.so.0): open a filter file that bloomtool
+ * wrote (any kind, codec and hash scheme it reads), ask whether keys may be in it, read its facts,
+ * close it. Keys are normalised as the file says, exactly as `bloomtool query` does.
+ *
+ * Errors: functions that can fail return a bloomtool_status (0 = BLOOMTOOL_OK) or, for the
+ * single-key query, a negative status; the message is then available from
+ * bloomtool_last_error() in the same thread, worded as the bloomtool program words it (without
+ * its "bloomtool: " prefix). No C++ exception ever leaves this library.
+ *
+ * Thread safety: a bloomtool_filter may be queried and read from any number of threads at once;
+ * bloomtool_close must not race with any other call on the same handle. The last error is kept
+ * per thread.
+ *
+ * ABI: only the functions declared here are exported. Within SONAME libbloomtool.so.0 they keep
+ * their signatures and meaning, new functions may be added, and bloomtool_info may gain fields at
+ * its end only (callers pass sizeof(bloomtool_info), so old callers keep working). docs/
+ * EMBEDDING.md has the full rules. */
+#ifndef BLOOMTOOL_BLOOMTOOL_C_H
+#define BLOOMTOOL_BLOOMTOOL_C_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(BLOOMTOOL_C_BUILDING)
+#define BLOOMTOOL_C_API __attribute__((visibility("default")))
+#else
+#define BLOOMTOOL_C_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* An open filter. Opaque: only pointers to it are used. */
+typedef struct bloomtool_filter bloomtool_filter;
+
+/* The library's error classes (bloomtool::ErrorCode, plus the two that only the C API has). */
+typedef enum bloomtool_status {
+  BLOOMTOOL_OK = 0,
+  BLOOMTOOL_ERR_INVALID_ARGUMENT = 1, /* a NULL handle or path, decreasing offsets, ... */
+  BLOOMTOOL_ERR_BAD_INPUT = 2,
+  BLOOMTOOL_ERR_CORRUPT = 3,        /* the file fails a check: checksum, size, truncation */
+  BLOOMTOOL_ERR_UNSUPPORTED = 4,    /* a newer format, an unknown kind, codec, hash, ... */
+  BLOOMTOOL_ERR_IO = 5,             /* the operating system refused: no such file, ... */
+  BLOOMTOOL_ERR_LIMIT_EXCEEDED = 6, /* e.g. a filter larger than this machine's memory */
+  BLOOMTOOL_ERR_NO_MEMORY = 7,      /* an allocation failed */
+  BLOOMTOOL_ERR_INTERNAL = 8        /* anything else: a bug, please report it */
+} bloomtool_status;
+
+/* The facts of an open filter (the names of `bloomtool stats --json`). Strings are NUL-terminated
+ * UTF-8 owned by the filter: valid until bloomtool_close. */
+typedef struct bloomtool_info {
+  size_t size;                /* set by the caller: sizeof(bloomtool_info) */
+  const char* kind;           /* "bloom", "xor", "binary-fuse" */
+  const char* variant;        /* Bloom: "standard" or "blocked"; otherwise "" */
+  const char* format_version; /* "1.0", "1.1" */
+  uint64_t m;                 /* Bloom: bits; xor / binary fuse: fingerprint slots */
+  uint32_t k;                 /* Bloom: hashes per key; xor / binary fuse: fingerprint bits */
+  uint32_t hash_id;           /* the file's hash id (1 = XXH3-64) */
+  uint64_t distinct_keys;     /* distinct keys the file records (n) */
+  uint64_t keys_added;        /* keys inserted at build time, duplicates included */
+  double model_fpr;           /* the model's false-positive rate p for n distinct keys */
+  const char* label;          /* "" when none */
+  int64_t created_unix;       /* creation time, seconds since 1970-01-01 UTC */
+  const char* normalisation;  /* canonical steps, e.g. "trim,lowercase"; "" when none */
+  const char* hash;           /* hash scheme name, e.g. "xxh3-64" */
+  uint64_t seed;              /* hash seed (0 for schemes without one) */
+  uint64_t file_bytes;        /* size of the file read */
+} bloomtool_info;
+
+/* The library's version, e.g. "0.1.0" (static storage). */
+BLOOMTOOL_C_API const char* bloomtool_version(void);
+
+/* Opens, verifies and instantiates the filter file at `path` (NUL-terminated) and stores the
+ * handle in *out (NULL on failure). Every check `bloomtool query` makes is made here; a corrupt
+ * or truncated file is an error, never a crash. */
+BLOOMTOOL_C_API bloomtool_status bloomtool_open(const char* path, bloomtool_filter** out);
+
+/* Releases the filter; NULL is allowed and ignored. */
+BLOOMTOOL_C_API void bloomtool_close(bloomtool_filter* filter);
+
+/* 1 if the key of `len` bytes at `key` may be in the filter, 0 if it is definitely not, or a
+ * negative bloomtool_status (-BLOOMTOOL_ERR_...) on error. `key` may be NULL when len is 0. A key
+ * that normalises to nothing answers 0 (builds skip such keys). */
+BLOOMTOOL_C_API int bloomtool_contains(const bloomtool_filter* filter, const void* key, size_t len);
+
+/* Batch query: key i is the bytes keys[offsets[i]] .. keys[offsets[i + 1] - 1], so `offsets`
+ * holds count + 1 non-decreasing entries (offsets[0] is usually 0). results[i] is set to 1 (may
+ * be present) or 0 (definitely absent). On error nothing is guaranteed about `results`. */
+BLOOMTOOL_C_API bloomtool_status bloomtool_contains_many(const bloomtool_filter* filter,
+                                                         const void* keys, const uint64_t* offsets,
+                                                         size_t count, uint8_t* results);
+
+/* Fills *info, whose `size` member the caller has set to sizeof(bloomtool_info); members beyond
+ * `size` are not touched (a caller compiled against an older, shorter struct). */
+BLOOMTOOL_C_API bloomtool_status bloomtool_get_info(const bloomtool_filter* filter,
+                                                    bloomtool_info* info);
+
+/* The message of the last failed call in this thread, e.g. "x.bf: corrupt: payload checksum
+ * mismatch" ("" when none has failed). Valid until the next call into this library from the same
+ * thread. */
+BLOOMTOOL_C_API const char* bloomtool_last_error(void);
+
+/* A short lowercase name of a status: "ok", "corrupt", "unsupported", ... (static storage). */
+BLOOMTOOL_C_API const char* bloomtool_status_name(int status);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BLOOMTOOL_BLOOMTOOL_C_H */

@@ -1,0 +1,129 @@
+// The embeddable reader: load_filter, the file's normaliser, and filter_contains_keys in chunks
+// that need no allocation per key and no state shared between calls.
+#include "bloomtool/reader.h"
+
+#include <algorithm>
+#include <string>
+
+#include "bloomtool/bloom.h"
+#include "bloomtool/error.h"
+#include "bloomtool/hash.h"
+#include "bloomtool/stats.h"
+
+namespace bloomtool {
+
+namespace {
+
+// Keys are normalised and tested this many at a time: the scratch stays in the L1 cache.
+constexpr size_t kChunk = 512;
+
+ReaderInfo make_info(const LoadedFilter& loaded) {
+  const FilterHeader& h = loaded.header;
+  ReaderInfo info;
+  info.kind = filter_kind_name(h.kind);
+  if (h.kind == FilterKind::kBloom)
+    info.variant = bloom_variant_name(static_cast<BloomVariant>(h.variant));
+  info.format_version = std::to_string(h.major) + "." + std::to_string(h.minor);
+  info.m = h.m;
+  info.k = h.k;
+  info.distinct_keys = h.distinct_estimate;
+  info.keys_added = h.keys_added;
+  info.model_fpr = model_fpr_for(h, static_cast<double>(h.distinct_estimate));
+  info.label = h.label;
+  info.created_unix = h.created_unix;
+  info.normalisation = h.normalisation;
+  const char* hash = hash_scheme_name(h.hash_id);
+  info.hash = hash != nullptr ? hash : "hash id " + std::to_string(h.hash_id);
+  info.hash_id = h.hash_id;
+  info.seed = h.seed;
+  info.file_bytes = loaded.file_bytes;
+  return info;
+}
+
+}  // namespace
+
+const char* hash_scheme_name(uint32_t hash_id) noexcept {
+  switch (hash_id) {
+    case kHashXxh3_64:
+      return "xxh3-64";
+    case kHashGuavaMitz64:
+      return "guava-murmur128-mitz-64";
+    case kHashGuavaMitz32:
+      return "guava-murmur128-mitz-32";
+    case kHashDcsoFnv1:
+      return "dcso-fnv1-64";
+    default:
+      return nullptr;
+  }
+}
+
+Reader::Reader(const std::string& path) : path_(path), loaded_(load_filter(path)) {
+  normaliser_ = Normaliser::parse(loaded_.header.normalisation, path_);
+  info_ = make_info(loaded_);
+}
+
+template <typename KeyAt>
+void Reader::query(size_t count, const KeyAt& key_at, uint8_t* out) const {
+  std::string_view views[kChunk];
+  uint32_t positions[kChunk];
+  uint8_t answers[kChunk];
+  NormScratch scratch;
+  std::string arena;
+  uint32_t arena_starts[kChunk];
+  for (size_t at = 0; at < count; at += kChunk) {
+    const size_t n = std::min(kChunk, count - at);
+    size_t kept = 0;
+    arena.clear();
+    for (size_t i = 0; i < n; ++i) {
+      std::string_view key = key_at(at + i);
+      out[at + i] = 0;
+      if (!normaliser_.empty()) {
+        key = normaliser_.apply(key, scratch);
+        if (!key.empty()) {
+          // The scratch is reused by the next key: the chunk's keys live in one arena.
+          arena_starts[kept] = static_cast<uint32_t>(arena.size());
+          arena.append(key);
+        }
+      }
+      if (key.empty()) continue;  // never added, never reported by `query`
+      views[kept] = key;
+      positions[kept++] = static_cast<uint32_t>(i);
+    }
+    if (!normaliser_.empty()) {
+      for (size_t j = 0; j < kept; ++j)
+        views[j] = std::string_view(arena).substr(arena_starts[j], views[j].size());
+    }
+    filter_contains_keys(loaded_, std::span<const std::string_view>(views, kept), answers);
+    for (size_t j = 0; j < kept; ++j) out[at + positions[j]] = answers[j];
+  }
+}
+
+bool Reader::contains(std::string_view key) const {
+  uint8_t answer = 0;
+  query(
+      1, [key](size_t) { return key; }, &answer);
+  return answer != 0;
+}
+
+void Reader::contains_many(std::span<const std::string_view> keys, uint8_t* out) const {
+  query(
+      keys.size(), [keys](size_t i) { return keys[i]; }, out);
+}
+
+void Reader::contains_many(const char* data, std::span<const uint64_t> offsets,
+                           uint8_t* out) const {
+  if (offsets.empty()) return;
+  for (size_t i = 1; i < offsets.size(); ++i) {
+    if (offsets[i] < offsets[i - 1]) {
+      throw Error(ErrorCode::kInvalidArgument,
+                  "offsets: entry " + std::to_string(i) + " (" + std::to_string(offsets[i]) +
+                      ") is less than the one before it (" + std::to_string(offsets[i - 1]) + ")");
+    }
+  }
+  const uint64_t* o = offsets.data();
+  query(
+      offsets.size() - 1,
+      [data, o](size_t i) { return std::string_view(data + o[i], o[i + 1] - o[i]); }, out);
+}
+
+}  // namespace bloomtool

@@ -1,0 +1,306 @@
+/* A plain C program over libbloomtool.so (bloomtool_c.h only), driven by capi_test.sh:
+ *   capi_check query FILTER KEYFILE batch|single   print the lines whose key may be present, as
+ *                                                  `bloomtool query FILTER KEYFILE` does
+ *   capi_check info FILTER                         the facts, one "name=value" line each
+ *   capi_check open FILTER                         exit 0 if it opens; else exit 2 and print
+ *                                                  "<status name>: <message>" on stdout
+ *   capi_check threads FILTER THREADS QUERIES      THREADS threads each make QUERIES single-key
+ *                                                  queries (and batches) on one handle and
+ *                                                  compare them with answers computed up front
+ *   capi_check api FILTER                          argument checks, errors per thread, version
+ *   capi_check race                                a deliberate data race (no library call), so
+ *                                                  that tsan_threads.sh sees ThreadSanitizer work
+ * Exit 0 = success, 1 = a check failed, 2 = the filter did not open. */
+#define _POSIX_C_SOURCE 200809L
+#include <bloomtool/bloomtool_c.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures = 0;
+
+#define CHECK(cond, ...)                                   \
+  do {                                                     \
+    if (!(cond)) {                                         \
+      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+      fprintf(stderr, __VA_ARGS__);                        \
+      fputc('\n', stderr);                                 \
+      ++failures;                                          \
+    }                                                      \
+  } while (0)
+
+static bloomtool_filter* open_or_exit(const char* path) {
+  bloomtool_filter* f = NULL;
+  const bloomtool_status s = bloomtool_open(path, &f);
+  if (s != BLOOMTOOL_OK) {
+    printf("%s: %s\n", bloomtool_status_name(s), bloomtool_last_error());
+    exit(2);
+  }
+  return f;
+}
+
+/* Keys of a file, one per line (the line feed dropped), as one buffer and count + 1 offsets. */
+struct keys {
+  char* data;
+  uint64_t* offsets;
+  size_t count;
+};
+
+static struct keys read_keys(const char* path) {
+  struct keys k = {NULL, NULL, 0};
+  FILE* in = fopen(path, "rb");
+  if (in == NULL) {
+    perror(path);
+    exit(2);
+  }
+  size_t cap = 1 << 20, len = 0, n;
+  k.data = malloc(cap);
+  while (k.data != NULL && (n = fread(k.data + len, 1, cap - len, in)) > 0) {
+    len += n;
+    if (len == cap) k.data = realloc(k.data, cap *= 2);
+  }
+  fclose(in);
+  if (k.data == NULL) exit(2);
+  size_t lines = 0;
+  for (size_t i = 0; i < len; ++i) lines += k.data[i] == '\n';
+  k.offsets = malloc((lines + 2) * sizeof *k.offsets);
+  if (k.offsets == NULL) exit(2);
+  /* Key i spans offsets[i] .. offsets[i + 1] - 1 plus its line feed: the line feeds are cut out by
+   * moving the bytes down. */
+  size_t out = 0, start = 0;
+  k.offsets[0] = 0;
+  for (size_t i = 0; i < len; ++i) {
+    if (k.data[i] == '\n') {
+      memmove(k.data + out, k.data + start, i - start);
+      out += i - start;
+      k.offsets[++k.count] = out;
+      start = i + 1;
+    }
+  }
+  if (start < len) {
+    memmove(k.data + out, k.data + start, len - start);
+    out += len - start;
+    k.offsets[++k.count] = out;
+  }
+  return k;
+}
+
+static int cmd_query(const char* filter_path, const char* keys_path, const char* how) {
+  bloomtool_filter* f = open_or_exit(filter_path);
+  struct keys k = read_keys(keys_path);
+  uint8_t* results = malloc(k.count + 1);
+  if (strcmp(how, "batch") == 0) {
+    const bloomtool_status s = bloomtool_contains_many(f, k.data, k.offsets, k.count, results);
+    CHECK(s == BLOOMTOOL_OK, "contains_many: %s", bloomtool_last_error());
+  } else {
+    for (size_t i = 0; i < k.count; ++i) {
+      const int r = bloomtool_contains(f, k.data + k.offsets[i], k.offsets[i + 1] - k.offsets[i]);
+      CHECK(r == 0 || r == 1, "contains: %d %s", r, bloomtool_last_error());
+      results[i] = (uint8_t)r;
+    }
+  }
+  for (size_t i = 0; i < k.count; ++i) {
+    if (results[i] == 1) {
+      fwrite(k.data + k.offsets[i], 1, k.offsets[i + 1] - k.offsets[i], stdout);
+      putchar('\n');
+    } else {
+      CHECK(results[i] == 0, "result %zu is %u", i, results[i]);
+    }
+  }
+  free(results);
+  free(k.data);
+  free(k.offsets);
+  bloomtool_close(f);
+  return failures == 0 ? 0 : 1;
+}
+
+static int cmd_info(const char* path) {
+  bloomtool_filter* f = open_or_exit(path);
+  bloomtool_info info;
+  memset(&info, 0xAB, sizeof info);
+  info.size = sizeof info;
+  CHECK(bloomtool_get_info(f, &info) == BLOOMTOOL_OK, "get_info: %s", bloomtool_last_error());
+  printf("kind=%s\nvariant=%s\nformat_version=%s\nm=%llu\nk=%u\nhash_id=%u\ndistinct_keys=%llu\n",
+         info.kind, info.variant, info.format_version, (unsigned long long)info.m, info.k,
+         info.hash_id, (unsigned long long)info.distinct_keys);
+  printf("keys_added=%llu\nmodel_fpr=%.17g\nlabel=%s\ncreated_unix=%lld\nnormalisation=%s\n",
+         (unsigned long long)info.keys_added, info.model_fpr, info.label,
+         (long long)info.created_unix, info.normalisation);
+  printf("hash=%s\nseed=0x%016llx\nfile_bytes=%llu\n", info.hash, (unsigned long long)info.seed,
+         (unsigned long long)info.file_bytes);
+  bloomtool_close(f);
+  return failures == 0 ? 0 : 1;
+}
+
+/* Synthetic key i: "key-<i>" with a varying length. */
+static size_t make_key(char* buf, size_t i) {
+  return (size_t)snprintf(buf, 48, "key-%zu-%.*s", i, (int)(i % 17), "abcdefghijklmnopq");
+}
+
+struct worker {
+  const bloomtool_filter* f;
+  const uint8_t* expected;
+  size_t queries;
+  size_t first;
+  size_t disagreements;
+  size_t errors;
+};
+
+static void* run_worker(void* arg) {
+  struct worker* w = arg;
+  char key[48];
+  for (size_t q = 0; q < w->queries; ++q) {
+    const size_t i = (w->first + q * 7919) % w->queries;
+    const int r = bloomtool_contains(w->f, key, make_key(key, i));
+    if (r < 0)
+      ++w->errors;
+    else if ((uint8_t)r != w->expected[i])
+      ++w->disagreements;
+  }
+  /* Batches from several threads at once too, and the facts. */
+  enum { kBatch = 1000 };
+  char data[kBatch * 48];
+  uint64_t offsets[kBatch + 1];
+  uint8_t results[kBatch];
+  for (size_t at = 0; at + kBatch <= w->queries; at += 50 * kBatch) {
+    offsets[0] = 0;
+    for (size_t j = 0; j < kBatch; ++j)
+      offsets[j + 1] = offsets[j] + make_key(data + offsets[j], at + j);
+    if (bloomtool_contains_many(w->f, data, offsets, kBatch, results) != BLOOMTOOL_OK) ++w->errors;
+    for (size_t j = 0; j < kBatch; ++j) w->disagreements += results[j] != w->expected[at + j];
+    bloomtool_info info = {.size = sizeof info};
+    if (bloomtool_get_info(w->f, &info) != BLOOMTOOL_OK) ++w->errors;
+  }
+  return NULL;
+}
+
+static int cmd_threads(const char* path, int threads, size_t queries) {
+  bloomtool_filter* f = open_or_exit(path);
+  uint8_t* expected = malloc(queries);
+  char key[48];
+  size_t present = 0;
+  for (size_t i = 0; i < queries; ++i) {
+    expected[i] = (uint8_t)bloomtool_contains(f, key, make_key(key, i));
+    present += expected[i];
+  }
+  struct worker* workers = calloc((size_t)threads, sizeof *workers);
+  pthread_t* ids = calloc((size_t)threads, sizeof *ids);
+  for (int t = 0; t < threads; ++t) {
+    workers[t] = (struct worker){f, expected, queries, (size_t)t * 104729, 0, 0};
+    CHECK(pthread_create(&ids[t], NULL, run_worker, &workers[t]) == 0, "pthread_create");
+  }
+  size_t disagreements = 0, errors = 0;
+  for (int t = 0; t < threads; ++t) {
+    pthread_join(ids[t], NULL);
+    disagreements += workers[t].disagreements;
+    errors += workers[t].errors;
+  }
+  printf("%d threads x %zu queries: %zu disagreements, %zu errors (%zu of %zu keys present)\n",
+         threads, queries, disagreements, errors, present, queries);
+  CHECK(disagreements == 0 && errors == 0, "concurrent queries disagree");
+  free(workers);
+  free(ids);
+  free(expected);
+  bloomtool_close(f);
+  return failures == 0 ? 0 : 1;
+}
+
+static void* fail_in_thread(void* arg) {
+  bloomtool_filter* f = NULL;
+  CHECK(bloomtool_open((const char*)arg, &f) == BLOOMTOOL_ERR_IO, "open of a missing file");
+  CHECK(strstr(bloomtool_last_error(), "No such file or directory") != NULL, "thread error: %s",
+        bloomtool_last_error());
+  return NULL;
+}
+
+static int cmd_api(const char* path) {
+  CHECK(strcmp(bloomtool_last_error(), "") == 0, "no error yet: '%s'", bloomtool_last_error());
+  CHECK(bloomtool_version() != NULL && strchr(bloomtool_version(), '.') != NULL, "version");
+  bloomtool_filter* f = (bloomtool_filter*)1;
+  CHECK(bloomtool_open(NULL, &f) == BLOOMTOOL_ERR_INVALID_ARGUMENT && f == NULL, "open(NULL)");
+  CHECK(bloomtool_open(path, NULL) == BLOOMTOOL_ERR_INVALID_ARGUMENT, "open(path, NULL)");
+  CHECK(bloomtool_contains(NULL, "a", 1) == -BLOOMTOOL_ERR_INVALID_ARGUMENT, "contains(NULL)");
+  CHECK(strcmp(bloomtool_last_error(), "no filter (the handle is NULL)") == 0, "%s",
+        bloomtool_last_error());
+  bloomtool_close(NULL);
+
+  f = open_or_exit(path);
+  CHECK(bloomtool_contains(f, NULL, 1) == -BLOOMTOOL_ERR_INVALID_ARGUMENT, "NULL key");
+  CHECK(bloomtool_contains(f, NULL, 0) == 0, "the empty key is absent");
+  CHECK(bloomtool_contains(f, "", 0) == 0, "the empty key is absent");
+  uint64_t offsets[4] = {0, 3, 2, 5};
+  uint8_t results[3] = {7, 7, 7};
+  CHECK(bloomtool_contains_many(f, "abcde", offsets, 3, results) == BLOOMTOOL_ERR_INVALID_ARGUMENT,
+        "decreasing offsets");
+  CHECK(strcmp(bloomtool_last_error(), "offsets: entry 2 (2) is less than the one before it (3)") ==
+            0,
+        "%s", bloomtool_last_error());
+  CHECK(bloomtool_contains_many(f, NULL, NULL, 0, NULL) == BLOOMTOOL_OK, "empty batch");
+  CHECK(bloomtool_contains_many(f, "ab", offsets, 1, NULL) == BLOOMTOOL_ERR_INVALID_ARGUMENT,
+        "NULL results");
+  uint64_t empty[3] = {0, 0, 0};
+  CHECK(bloomtool_contains_many(f, NULL, empty, 2, results) == BLOOMTOOL_OK && results[0] == 0 &&
+            results[1] == 0,
+        "two empty keys");
+
+  /* An older caller's shorter struct: the members beyond its size stay untouched. */
+  bloomtool_info info;
+  memset(&info, 0xAB, sizeof info);
+  info.size = offsetof(bloomtool_info, m);
+  CHECK(bloomtool_get_info(f, &info) == BLOOMTOOL_OK && info.kind != NULL, "short info");
+  CHECK(info.m == 0xABABABABABABABABull, "short info wrote past its size");
+  info.size = 0;
+  CHECK(bloomtool_get_info(f, &info) == BLOOMTOOL_ERR_INVALID_ARGUMENT, "size 0");
+  CHECK(bloomtool_get_info(f, NULL) == BLOOMTOOL_ERR_INVALID_ARGUMENT, "NULL info");
+
+  /* The last error belongs to the thread that failed. */
+  const char* mine = bloomtool_last_error();
+  char before[256];
+  snprintf(before, sizeof before, "%s", mine);
+  pthread_t t;
+  pthread_create(&t, NULL, fail_in_thread, "/nonexistent/filter.bf");
+  pthread_join(t, NULL);
+  CHECK(strcmp(bloomtool_last_error(), before) == 0, "another thread's error leaked: %s",
+        bloomtool_last_error());
+
+  CHECK(strcmp(bloomtool_status_name(BLOOMTOOL_ERR_CORRUPT), "corrupt") == 0, "status name");
+  CHECK(strcmp(bloomtool_status_name(-BLOOMTOOL_ERR_IO), "i/o error") == 0, "status name");
+  bloomtool_close(f);
+  printf("%s\n", failures == 0 ? "api checks passed" : "api checks FAILED");
+  return failures == 0 ? 0 : 1;
+}
+
+static int racy_counter;
+
+static void* race_worker(void* arg) {
+  (void)arg;
+  for (int i = 0; i < 1000; ++i) ++racy_counter; /* unsynchronised on purpose */
+  return NULL;
+}
+
+static int cmd_race(void) {
+  pthread_t a, b;
+  pthread_create(&a, NULL, race_worker, NULL);
+  pthread_create(&b, NULL, race_worker, NULL);
+  pthread_join(a, NULL);
+  pthread_join(b, NULL);
+  printf("%d\n", racy_counter);
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  if (argc == 5 && strcmp(argv[1], "query") == 0) return cmd_query(argv[2], argv[3], argv[4]);
+  if (argc == 3 && strcmp(argv[1], "info") == 0) return cmd_info(argv[2]);
+  if (argc == 3 && strcmp(argv[1], "open") == 0) {
+    bloomtool_close(open_or_exit(argv[2]));
+    return 0;
+  }
+  if (argc == 5 && strcmp(argv[1], "threads") == 0)
+    return cmd_threads(argv[2], atoi(argv[3]), strtoull(argv[4], NULL, 10));
+  if (argc == 3 && strcmp(argv[1], "api") == 0) return cmd_api(argv[2]);
+  if (argc == 2 && strcmp(argv[1], "race") == 0) return cmd_race();
+  fprintf(stderr, "usage: capi_check query|info|open|threads|api|race ...\n");
+  return 2;
+}

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# The C API against the CLI, through capi_check (a C program that uses only bloomtool_c.h):
+# - every golden file opens, reports the facts `bloomtool stats --json` reports, and answers
+#   exactly as `bloomtool query` on its keys and on 10,000 non-members, by batch and key by key;
+# - every file of testdata/bad/ is refused with the status and the very message the CLI prints
+#   (the optional-field file opens), and so are a missing file and a directory;
+# - a 10M-key filter agrees with `bloomtool query` on 1,000,000 members and 1,000,000 non-members
+#   (0 disagreements, no member missed), and 2 threads x 1,000,000 queries on one handle agree
+#   with the answers computed up front;
+# - argument checks, the empty key, per-thread errors and the short-struct rule (capi_check api).
+source "$(dirname "$0")/../cli/lib.sh"
+: "${CAPI_CHECK:?CAPI_CHECK must name the capi_check program}"
+: "${GEN_KEYS:?GEN_KEYS must name bench/gen_keys}"
+: "${JSON_QUERY:?JSON_QUERY must name the json_query test helper}"
+C=$CAPI_CHECK
+golden=$TESTDATA/golden
+
+# --- golden files: facts and answers -------------------------------------------------------------
+count=0
+for f in "$golden"/*.bf; do
+  name=$(basename "$f")
+  count=$((count + 1))
+  for keys in "$golden/keys.txt" "$TESTDATA/nonmembers-10k.txt"; do
+    "$BT" query "$f" "$keys" >cli.out 2>cli.err
+    cli_rc=$?
+    CHECKS=$((CHECKS + 1))
+    [ "$cli_rc" -le 1 ] || fail "$name: bloomtool query failed: $(cat cli.err)"
+    for how in batch single; do
+      run "$C" query "$f" "$keys" "$how"
+      expect_rc 0 "$name: capi_check query $how"
+      CHECKS=$((CHECKS + 1))
+      [ "$OUT" == "$(cat cli.out)" ] ||
+        fail "$name $(basename "$keys") ($how): the C API and bloomtool query disagree"
+    done
+  done
+  # Members are all found (the CLI's own golden tests pin the rest).
+  expect_eq "$("$C" query "$f" "$golden/keys.txt" batch | wc -l)" "$(grep -c . "$golden/keys.txt")" \
+    "$name: every key of keys.txt is found"
+
+  "$BT" stats --json "$f" >stats.json
+  run "$C" info "$f"
+  expect_rc 0 "$name: capi_check info"
+  info=$OUT
+  field() { sed -n "s/^$1=//p" <<<"$info"; }
+  for name_ in kind m k label normalisation hash created_unix keys_added distinct_keys seed \
+    format_version file_bytes; do
+    expect_eq "$(field "$name_")" "$("$JSON_QUERY" stats.json "/$name_")" "$name: $name_"
+  done
+  variant=$("$JSON_QUERY" stats.json /variant)
+  [ "$variant" = null ] && variant=""
+  expect_eq "$(field variant)" "$variant" "$name: variant"
+  # stats prints the model rate to 17 significant digits too (JSON numbers round-trip doubles).
+  expect_eq "$(python3 -c "print(float('$(field model_fpr)') == float('$("$JSON_QUERY" stats.json /model_fpr)'))")" \
+    True "$name: model_fpr ($(field model_fpr))"
+done
+CHECKS=$((CHECKS + 1))
+[ "$count" -ge 7 ] || fail "only $count golden files found in $golden"
+echo "golden files: $count checked"
+
+# --- refused files: the CLI's message, word for word --------------------------------------------
+declare -A status_of=([corrupt]=corrupt [unsupported]=unsupported ["limit exceeded"]="limit exceeded"
+                      [ok]=ok)
+bad=0
+while IFS='|' read -r _ file error contains _; do
+  file=$(sed 's/^ *`//;s/` *$//' <<<"$file")
+  error=$(sed 's/^ *//;s/ *$//' <<<"$error")
+  contains=$(sed 's/^ *`\?//;s/`\? *$//' <<<"$contains")
+  [[ "$file" == *.bf ]] || continue
+  bad=$((bad + 1))
+  path=$TESTDATA/bad/$file
+  run "$C" open "$path"
+  if [ "$error" = ok ]; then
+    expect_rc 0 "$file opens ($OUT)"
+    continue
+  fi
+  expect_rc 2 "$file is refused, not a crash"
+  "$BT" query "$path" /dev/null 2>cli.err >/dev/null
+  cli_message=$(sed 's/^bloomtool: //' cli.err)
+  expect_eq "$OUT" "${status_of[$error]}: $cli_message" "$file: status and the CLI's message"
+  CHECKS=$((CHECKS + 1))
+  [[ "$OUT" == *"$contains"* ]] || fail "$file: '$OUT' does not contain '$contains'"
+done <"$TESTDATA/bad/README.md"
+expect_eq "$bad" "$(find "$TESTDATA/bad" -name '*.bf' | wc -l)" "every bad file has a row and was tried"
+echo "bad files: $bad checked"
+
+for path in "$WORK/missing.bf" "$WORK"; do
+  run "$C" open "$path"
+  expect_rc 2 "open $path"
+  "$BT" query "$path" /dev/null 2>cli.err >/dev/null
+  expect_eq "$OUT" "i/o error: $(sed 's/^bloomtool: //' cli.err)" "open $path: the CLI's message"
+done
+
+# --- a 10M-key filter: 1,000,000 members and 1,000,000 non-members -------------------------------
+"$GEN_KEYS" phones 10000000 | "$BT" build -q -n 10M -p 1% -o big.bf - || fail "building big.bf"
+"$GEN_KEYS" phones 1000000 >members.txt
+"$GEN_KEYS" nonmembers 1000000 >nonmembers.txt
+for keys in members.txt nonmembers.txt; do
+  "$BT" query big.bf "$keys" >cli.out
+  for how in batch single; do
+    "$C" query big.bf "$keys" "$how" >capi.out
+    CHECKS=$((CHECKS + 1))
+    cmp -s cli.out capi.out || fail "big.bf $keys ($how): $(diff cli.out capi.out | grep -c '^[<>]') disagreements"
+  done
+  echo "big.bf $keys: $(wc -l <capi.out) of 1000000 reported present, as bloomtool query"
+done
+expect_eq "$(wc -l <cli.out)" "$(wc -l <capi.out)" "same count"
+expect_eq "$("$C" query big.bf members.txt batch | wc -l)" 1000000 "every member is found"
+
+run "$C" threads big.bf 2 1000000
+expect_rc 0 "2 threads x 1000000 queries on one handle: $OUT $ERR"
+echo "$OUT"
+
+run "$C" api "$golden/v1-bloom-normalised.bf"
+expect_rc 0 "capi_check api: $ERR"
+finish
