@@ -246,8 +246,14 @@ void BloomFilter::contains_batch(std::span<const uint64_t> hashes, uint8_t* out)
 }
 
 // Without -mpopcnt, std::popcount is a libgcc call; a popcnt clone is picked at load time instead.
-__attribute__((target_clones("popcnt", "default"))) static uint64_t count_bits(const uint64_t* w,
-                                                                               size_t n) noexcept {
+// Not under ThreadSanitizer (the tsan preset): the clone's resolver would run while the dynamic
+// loader relocates the library, before the sanitizer's runtime is up, and crash.
+#if defined(__SANITIZE_THREAD__)
+#define BLOOMTOOL_POPCNT_CLONES
+#else
+#define BLOOMTOOL_POPCNT_CLONES __attribute__((target_clones("popcnt", "default")))
+#endif
+BLOOMTOOL_POPCNT_CLONES static uint64_t count_bits(const uint64_t* w, size_t n) noexcept {
   uint64_t count = 0;
   for (size_t i = 0; i < n; ++i) count += static_cast<uint64_t>(__builtin_popcountll(w[i]));
   return count;
