@@ -17,6 +17,22 @@ namespace {
 // Keys are normalised and tested this many at a time: the scratch stays in the L1 cache.
 constexpr size_t kChunk = 512;
 
+// The names `bloomtool stats` gives the hash schemes (docs/FORMAT.md, hash_id).
+const char* scheme_name(uint32_t hash_id) noexcept {
+  switch (hash_id) {
+    case kHashXxh3_64:
+      return "xxh3-64";
+    case kHashGuavaMitz64:
+      return "guava-mitz64";
+    case kHashGuavaMitz32:
+      return "guava-mitz32";
+    case kHashDcsoFnv1:
+      return "dcso-fnv1";
+    default:
+      return "unknown";
+  }
+}
+
 ReaderInfo make_info(const LoadedFilter& loaded) {
   const FilterHeader& h = loaded.header;
   ReaderInfo info;
@@ -32,8 +48,7 @@ ReaderInfo make_info(const LoadedFilter& loaded) {
   info.label = h.label;
   info.created_unix = h.created_unix;
   info.normalisation = h.normalisation;
-  const char* hash = hash_scheme_name(h.hash_id);
-  info.hash = hash != nullptr ? hash : "hash id " + std::to_string(h.hash_id);
+  info.hash = scheme_name(h.hash_id);
   info.hash_id = h.hash_id;
   info.seed = h.seed;
   info.file_bytes = loaded.file_bytes;
@@ -41,21 +56,6 @@ ReaderInfo make_info(const LoadedFilter& loaded) {
 }
 
 }  // namespace
-
-const char* hash_scheme_name(uint32_t hash_id) noexcept {
-  switch (hash_id) {
-    case kHashXxh3_64:
-      return "xxh3-64";
-    case kHashGuavaMitz64:
-      return "guava-murmur128-mitz-64";
-    case kHashGuavaMitz32:
-      return "guava-murmur128-mitz-32";
-    case kHashDcsoFnv1:
-      return "dcso-fnv1-64";
-    default:
-      return nullptr;
-  }
-}
 
 Reader::Reader(const std::string& path) : path_(path), loaded_(load_filter(path)) {
   normaliser_ = Normaliser::parse(loaded_.header.normalisation, path_);
@@ -65,43 +65,55 @@ Reader::Reader(const std::string& path) : path_(path), loaded_(load_filter(path)
 template <typename KeyAt>
 void Reader::query(size_t count, const KeyAt& key_at, uint8_t* out) const {
   std::string_view views[kChunk];
+  if (normaliser_.empty()) {
+    // Keys as they are: tested in place, and the empty ones answered 0 afterwards.
+    for (size_t at = 0; at < count; at += kChunk) {
+      const size_t n = std::min(kChunk, count - at);
+      bool any_empty = false;
+      for (size_t i = 0; i < n; ++i) {
+        views[i] = key_at(at + i);
+        any_empty |= views[i].empty();
+      }
+      filter_contains_keys(loaded_, std::span<const std::string_view>(views, n), out + at);
+      if (any_empty) {
+        for (size_t i = 0; i < n; ++i)
+          if (views[i].empty()) out[at + i] = 0;  // never added, never reported by `query`
+      }
+    }
+    return;
+  }
   uint32_t positions[kChunk];
+  uint32_t arena_starts[kChunk];
   uint8_t answers[kChunk];
   NormScratch scratch;
   std::string arena;
-  uint32_t arena_starts[kChunk];
   for (size_t at = 0; at < count; at += kChunk) {
     const size_t n = std::min(kChunk, count - at);
     size_t kept = 0;
     arena.clear();
     for (size_t i = 0; i < n; ++i) {
-      std::string_view key = key_at(at + i);
       out[at + i] = 0;
-      if (!normaliser_.empty()) {
-        key = normaliser_.apply(key, scratch);
-        if (!key.empty()) {
-          // The scratch is reused by the next key: the chunk's keys live in one arena.
-          arena_starts[kept] = static_cast<uint32_t>(arena.size());
-          arena.append(key);
-        }
-      }
+      const std::string_view key = normaliser_.apply(key_at(at + i), scratch);
       if (key.empty()) continue;  // never added, never reported by `query`
+      // The scratch is reused by the next key: the chunk's keys are copied into one arena.
+      arena_starts[kept] = static_cast<uint32_t>(arena.size());
+      arena.append(key);
       views[kept] = key;
       positions[kept++] = static_cast<uint32_t>(i);
     }
-    if (!normaliser_.empty()) {
-      for (size_t j = 0; j < kept; ++j)
-        views[j] = std::string_view(arena).substr(arena_starts[j], views[j].size());
-    }
+    for (size_t j = 0; j < kept; ++j)
+      views[j] = std::string_view(arena).substr(arena_starts[j], views[j].size());
     filter_contains_keys(loaded_, std::span<const std::string_view>(views, kept), answers);
     for (size_t j = 0; j < kept; ++j) out[at + positions[j]] = answers[j];
   }
 }
 
 bool Reader::contains(std::string_view key) const {
+  NormScratch scratch;
+  if (!normaliser_.empty()) key = normaliser_.apply(key, scratch);
+  if (key.empty()) return false;  // never added, never reported by `query`
   uint8_t answer = 0;
-  query(
-      1, [key](size_t) { return key; }, &answer);
+  filter_contains_keys(loaded_, std::span<const std::string_view>(&key, 1), &answer);
   return answer != 0;
 }
 

@@ -239,8 +239,10 @@ class Filter:
         try:
             data = b"".join(items)  # bytes and bytearray keys as they are
         except TypeError:
-            items = [_as_bytes(k) for k in items]
-            data = b"".join(items)
+            data = self._join_str(items)
+            if data is None:
+                items = [_as_bytes(k) for k in items]
+                data = b"".join(items)
         offsets = array("Q", accumulate(map(len, items), initial=0))
         count = len(items)
         results = bytearray(count)
@@ -250,6 +252,16 @@ class Filter:
         if status != _OK:
             raise _error(status, self.path)
         return list(map(bool, results))
+
+    @staticmethod
+    def _join_str(items: List[Key]) -> Optional[bytes]:
+        """All keys str and all ASCII: one join and one encode, and each key's byte length is its
+        length. None otherwise (the caller encodes key by key)."""
+        try:
+            text = "".join(items)  # type: ignore[arg-type]
+        except TypeError:
+            return None
+        return text.encode("ascii") if text.isascii() else None
 
     @property
     def info(self) -> Dict[str, Any]:

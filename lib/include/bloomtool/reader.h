@@ -30,14 +30,11 @@ struct ReaderInfo {
   std::string label;           // "" when none
   int64_t created_unix = 0;    // seconds since 1970-01-01 UTC
   std::string normalisation;   // canonical text, "" when keys are used as they are
-  std::string hash;            // hash scheme: "xxh3-64", ... ("hash id N" when it has no name)
+  std::string hash;            // hash scheme, as `stats` names it: "xxh3-64", ...
   uint32_t hash_id = 0;
   uint64_t seed = 0;
   uint64_t file_bytes = 0;
 };
-
-// The name of a hash scheme (format field hash_id), or nullptr when this version has none for it.
-const char* hash_scheme_name(uint32_t hash_id) noexcept;
 
 class Reader {
  public:
