@@ -87,7 +87,7 @@ set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_DEV_PACKAGE_SHLIBDEPS OFF)
 # The static library needs these to link; the C library only itself.
 set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS
-    "libbloomtool0 (= ${BLOOMTOOL_DEB_VERSION}), libfmt-dev, libzstd-dev, libsimdjson-dev, libxxhash-dev, zlib1g-dev")
+    "libbloomtool0 (= ${BLOOMTOOL_DEB_VERSION}), libfmt-dev, libzstd-dev, libsimdjson-dev, libxxhash-dev, zlib1g-dev, libsodium-dev")
 set(CPACK_DEBIAN_DEV_DESCRIPTION
     "development files of the bloomtool libraries
 The C API of libbloomtool (bloomtool_c.h, libbloomtool.so, pkg-config

@@ -26,6 +26,12 @@ done
 
 export SOURCE_DATE_EPOCH=1700000000  # 2023-11-14T22:13:20Z
 keys=testdata/golden/keys.txt
+# The signing key of the signed golden files: a test key, public by being in the repository. Git
+# does not keep its mode, and --sign refuses a secret key others may read: a private copy signs.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+install -m 600 testdata/golden/golden-signing.key "$tmp/golden-signing.key"
+signing_key=$tmp/golden-signing.key
 
 # name | arguments after "bloomtool" (the output path is appended as -o). One line per golden file;
 # a new kind or format feature gets a new line here and an entry in tests/unit/golden_files.h.
@@ -37,6 +43,7 @@ golden=(
   "v1-fuse-8.bf|xor-build -q --threads 1 --layout fuse --fingerprint 8 --label golden-fuse-8 $keys"
   "v1-fuse-16.bf|xor-build -q --threads 1 --layout fuse --fingerprint 16 --label golden-fuse $keys"
   "v1-bloom-normalised.bf|build -q --threads 1 -m 1024 -k 5 --trim --lowercase --label golden-normalised $keys"
+  "v1-bloom-signed.bf|build -q --threads 1 -m 1024 -k 5 --seed 5eed0123456789ab --sign $signing_key --label golden-signed $keys"
 )
 
 for entry in "${golden[@]}"; do

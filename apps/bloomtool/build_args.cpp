@@ -3,6 +3,10 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
+
+#include "bloomtool/error.h"
+#include "bloomtool/signature.h"
 #include "bloomtool/stats.h"
 
 namespace bloomtool::cli {
@@ -12,19 +16,42 @@ void KeyBuildArgs::add_to(CLI::App& app, const char* quiet_help, const char* thr
   app.add_option("--threads", threads, threads_help)->type_name("T");
   app.add_flag("--no-measure", no_measure,
                "Skip the quick measurement of the false-positive rate (100,000 probes)");
+  app.add_option("--seed", seed,
+                 "Hash seed: 'random' (from the OS; false positives cannot be computed without "
+                 "the file) or 16 hex digits (the same for every shard to merge); default: the "
+                 "public seed")
+      ->type_name("SEED");
   input.add_to(app, "Key files ('-' or none: stdin); zstd-compressed files are recognised");
 }
 
 std::unique_ptr<KeyStream> KeyBuildArgs::open_keys(const InputOptions& options) const {
   KeyStreamOptions so;
   so.threads = threads;
+  so.seed = parse_build_seed(seed);
   return open_key_stream(input.inputs, options, so);
+}
+
+uint64_t parse_build_seed(const std::string& text) {
+  if (text.empty()) return kDefaultSeed;
+  if (text == "random") return random_seed();
+  const bool prefixed = text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+  const char* begin = text.data() + (prefixed ? 2 : 0);
+  const char* end = text.data() + text.size();
+  uint64_t v = 0;
+  const auto [ptr, ec] = std::from_chars(begin, end, v, 16);
+  if (ec != std::errc() || ptr != end || end - begin > 16 || *begin == '+' || *begin == '-') {
+    throw Error(ErrorCode::kInvalidArgument,
+                "--seed: '" + text + "' is not 'random' or a hex number of 1 to 16 digits");
+  }
+  return v;
 }
 
 std::string input_summary(const FilterHeader& header, const InputOptions& options,
                           const InputStats& in) {
   std::string lines =
       fmt::format("  input           {}\n", describe_input_options(header.input_options));
+  if (header.seed != kDefaultSeed)
+    lines += fmt::format("  hash seed       {:#018x} (not the public default)\n", header.seed);
   if (!options.normaliser.empty()) {
     lines += fmt::format("  normalisation   {}\n", options.normaliser.describe());
   }

@@ -21,11 +21,12 @@ struct KeyBuildArgs {
   OutputArgs out;
   unsigned threads = 0;
   bool no_measure = false;
+  std::string seed;  // --seed: empty (the public default), "random" or hex
   InputArgs input;
 
   // Registers everything but -o and the command's own options.
   void add_to(CLI::App& app, const char* quiet_help, const char* threads_help);
-  // The key stream over the inputs, hashed with the default seed.
+  // The key stream over the inputs, hashed with the --seed seed (drawn here for "random").
   std::unique_ptr<KeyStream> open_keys(const InputOptions& options) const;
 
   // Runs build(keys) over the inputs with the progress line, if wanted, and returns its result.
@@ -45,6 +46,10 @@ struct KeyBuildArgs {
     }
   }
 };
+
+// The hash seed --seed asks for: the public default when empty, one from the operating system's
+// random source for "random", else 1 to 16 hex digits (an optional 0x before them).
+uint64_t parse_build_seed(const std::string& text);
 
 // The summary lines about the input: "  input  ...", normalisation, lines read, empty lines,
 // empty keys and bad lines, each ending in a newline.

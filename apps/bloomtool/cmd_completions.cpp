@@ -19,7 +19,8 @@ namespace bloomtool::cli {
 namespace {
 
 bool is_path_value(const std::string& type_name) {
-  return type_name == "FILE" || type_name == "FILTER" || type_name == "OUT" || type_name == "INPUT";
+  return type_name == "FILE" || type_name == "FILTER" || type_name == "OUT" ||
+         type_name == "INPUT" || type_name == "KEY" || type_name == "PUB" || type_name == "NAME";
 }
 
 struct CompletionsOptions {

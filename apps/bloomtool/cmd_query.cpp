@@ -2,11 +2,13 @@
 // present (or, with --absent, those definitely absent), like grep: exit 0 if anything matched,
 // 1 if nothing did, 2 on error.
 #include <algorithm>
+#include <cstdlib>
 #include <memory>
 
 #include "bloomtool/key_stream.h"
 #include "bloomtool/load_filter.h"
 #include "bloomtool/normalise.h"
+#include "bloomtool/signature.h"
 #include "common.h"
 #include "progress.h"
 
@@ -20,12 +22,27 @@ struct QueryOptions {
   bool count = false;
   bool quiet = false;
   unsigned threads = 0;
+  std::string trusted_key;  // public key file; default BLOOMTOOL_TRUSTED_KEY
   InputArgs input;
 };
 
+// The filter, its signature verified first when a trusted key is given (--trusted-key, else a
+// non-empty BLOOMTOOL_TRUSTED_KEY).
+LoadedFilter load_query_filter(const QueryOptions& o) {
+  std::string source = "--trusted-key", key_path = o.trusted_key;
+  if (key_path.empty()) {
+    const char* env = std::getenv("BLOOMTOOL_TRUSTED_KEY");
+    if (env == nullptr || *env == '\0') return load_filter(o.filter);
+    source = "BLOOMTOOL_TRUSTED_KEY";
+    key_path = env;
+  }
+  const PublicKey key = for_flag(source, [&] { return read_public_key(key_path); });
+  return load_verified_filter(o.filter, key);
+}
+
 int run_query(const QueryOptions& o) {
   InputOptions input_options = o.input.options();
-  const LoadedFilter loaded = load_filter(o.filter);
+  const LoadedFilter loaded = load_query_filter(o);
   // Keys are shaped the way they were when the filter was built.
   input_options.normaliser = Normaliser::parse(loaded.header.normalisation, o.filter);
   KeyStreamOptions stream_options;
@@ -88,8 +105,13 @@ Command register_query(CLI::App& root) {
   app->add_option("--threads", o->threads,
                   "Worker threads (default: all cores); output order is the input order")
       ->type_name("T");
+  app->add_option("--trusted-key", o->trusted_key,
+                  "Answer only if FILTER is signed by the key of PUB and unaltered, else exit 2 "
+                  "(default: $BLOOMTOOL_TRUSTED_KEY when set)")
+      ->type_name("PUB");
   o->input.add_to(*app, "Key files ('-' or none: stdin); zstd-compressed files are recognised",
                   false);
+  app->footer(kTrustFooter);
   return {app, [o] { return run_query(*o); }};
 }
 

@@ -14,6 +14,7 @@
 #include "bloomtool/load_filter.h"
 #include "bloomtool/measure_keys.h"
 #include "bloomtool/normalise.h"
+#include "bloomtool/signature.h"
 #include "bloomtool/stats.h"
 #include "common.h"
 #include "json_writer.h"
@@ -32,6 +33,7 @@ struct StatsOptions {
   std::string seed;
   std::string max_fpr, max_fill, min_keys, max_age;
   bool verify = false;
+  std::string verify_signature;  // public key file
   std::string max_key_bytes = std::to_string(kDefaultMaxKeyBytes);
 };
 
@@ -87,6 +89,9 @@ int run_stats(const StatsOptions& o) {
                 "--negatives -: standard input can be read only once; give a file to measure "
                 "several filters");
   }
+  std::optional<PublicKey> trusted;
+  if (!o.verify_signature.empty())
+    trusted = for_flag("--verify-signature", [&] { return read_public_key(o.verify_signature); });
   const int64_t now = static_cast<int64_t>(std::time(nullptr));
 
   StdoutWriter out;
@@ -99,7 +104,7 @@ int run_stats(const StatsOptions& o) {
     r.path = path;
     LoadedFilter loaded;
     try {
-      loaded = load_filter(path);
+      loaded = trusted ? load_verified_filter(path, *trusted) : load_filter(path);
     } catch (const Error& e) {
       // Report the other files too; the error line is the one main() would print.
       // --json always prints an object for the file, with the error in it.
@@ -111,6 +116,7 @@ int run_stats(const StatsOptions& o) {
       continue;
     }
     r.header = std::move(loaded.header);
+    r.signature_verified = trusted.has_value();
     r.file_bytes = loaded.file_bytes;
     r.stats = compute_stats(r.header, *loaded.filter);
     if (__builtin_sub_overflow(now, r.header.created_unix, &r.age_seconds))
@@ -177,9 +183,14 @@ Command register_stats(CLI::App& root) {
       ->type_name("DURATION");
   app->add_flag("--verify", o->verify,
                 "Gate: fail if the header's counts disagree with the filter's bits");
+  app->add_option("--verify-signature", o->verify_signature,
+                  "Refuse (exit 2) a file not signed by the key of PUB (a NAME.pub from keygen), "
+                  "or altered in any byte since it was signed")
+      ->type_name("PUB");
   app->add_option("--max-key-bytes", o->max_key_bytes,
                   "Longest accepted key of --negatives in bytes (default 1MiB)")
       ->type_name("SIZE");
+  app->footer(kTrustFooter);
   return {app, [o] { return run_stats(*o); }};
 }
 

@@ -25,6 +25,14 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitNegative = 1;
 inline constexpr int kExitError = 2;
 
+// The threat model in a few lines, the --help footer of the commands that sign or check signatures.
+inline constexpr const char* kTrustFooter =
+    "Trust: a signed file (keys from 'bloomtool keygen') is accepted against a trusted public key\n"
+    "only if every byte is as signed; unsigned, other-key and altered files exit 2. Not protected:\n"
+    "the secrecy of the key set (anyone holding the filter can test guessed keys), and the replay\n"
+    "of an older file signed by the same key (gate on its age with stats). A random seed keeps false\n"
+    "positives from being computed without the file. See man bloomtool-keygen.";
+
 // A subcommand: its CLI11 app and the function that runs it once options are parsed.
 struct Command {
   CLI::App* app = nullptr;
@@ -37,6 +45,7 @@ Command register_query(CLI::App& root);
 Command register_xor_build(CLI::App& root);
 Command register_size(CLI::App& root);
 Command register_stats(CLI::App& root);
+Command register_keygen(CLI::App& root);
 Command register_completions(CLI::App& root);  // hidden: bash and zsh completion scripts
 
 // What `bloomtool --version` prints: "bloomtool VERSION", then the commit and the libraries it

@@ -14,6 +14,7 @@
 #include "bloomtool/error.h"
 #include "bloomtool/filter_file.h"
 #include "bloomtool/output_target.h"
+#include "common.h"
 #include "units_cli.h"
 
 namespace bloomtool::cli {
@@ -118,7 +119,12 @@ void OutputArgs::add_to(CLI::App& app, const char* label_help, const char* quiet
                  "SOURCE_DATE_EPOCH, else now")
       ->type_name("TIME");
   guard.add_to(app);
+  app.add_option("--sign", sign,
+                 "Sign the file with the secret key KEY (from 'bloomtool keygen'; mode 0600): "
+                 "readers given the public key refuse any altered byte")
+      ->type_name("KEY");
   app.add_flag("-q,--quiet", quiet, quiet_help);
+  app.footer(kTrustFooter);
 }
 
 std::string OutputArgs::name() const {
@@ -132,7 +138,12 @@ OutputArgs::Prepared OutputArgs::prepare(const std::vector<std::string>& inputs,
   p.provenance.label = label;
   check_output_path(output, inputs, allow_in_place);
   p.limits = guard.limits(output);
+  if (!sign.empty()) p.signing_key = for_flag("--sign", [&] { return read_signing_key(sign); });
   return p;
+}
+
+void print_signed_line(const SigningKey& key) {
+  fmt::print(stderr, "  signed          by key {} ({})\n", key_id_hex(key.id()), key.path());
 }
 
 }  // namespace bloomtool::cli

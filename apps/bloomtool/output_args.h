@@ -5,11 +5,14 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "bloomtool/build_header.h"
+#include "bloomtool/filter_file.h"
+#include "bloomtool/signature.h"
 
 namespace bloomtool::cli {
 
@@ -40,23 +43,30 @@ int64_t creation_time(const std::string& created_option);
 void check_output_path(const std::string& path, const std::vector<std::string>& inputs,
                        bool allow_in_place = false);
 
-// -o, --label, --created, the shrink guard and -q: the options of every command that writes a
-// filter file.
+// -o, --label, --created, the shrink guard, --sign and -q: the options of every command that
+// writes a filter file.
 struct OutputArgs {
   std::string output;
   std::string label;
   std::string created;
+  std::string sign;  // secret key file
   bool quiet = false;
   ShrinkGuardArgs guard;
 
   // Registers -o (required).
   void add_output(CLI::App& app);
-  // Registers --label, --created, --min-keys, --max-shrink and -q.
+  // Registers --label, --created, --min-keys, --max-shrink, --sign and -q.
   void add_to(CLI::App& app, const char* label_help, const char* quiet_help);
 
   struct Prepared {
     BuildProvenance provenance;
     ShrinkLimits limits;
+    std::shared_ptr<const SigningKey> signing_key;  // --sign, read before any input
+    WriteOptions write_options() const {
+      WriteOptions w;
+      w.signing_key = signing_key.get();
+      return w;
+    }
   };
   // Parses the options and checks the output path against `inputs` (see check_output_path),
   // before any input is read.
@@ -65,14 +75,20 @@ struct OutputArgs {
   std::string name() const;
 };
 
+// Prints "  signed          by key ID (KEY)" on stderr: the summary line of a signed file.
+void print_signed_line(const SigningKey& key);
+
 // The last steps of every command that writes a filter: the shrink guard on `distinct` keys, the
 // atomic write of `built` to -o, then, unless -q, `summary(file_bytes)`. Returns the exit status.
 template <class Built, class Summary>
 int publish(const OutputArgs& args, const OutputArgs::Prepared& prepared, uint64_t distinct,
             Built& built, Summary&& summary) {
   check_shrink(prepared.limits, args.output, distinct);
-  const uint64_t file_bytes = built.write(args.output);
-  if (!args.quiet) summary(file_bytes);
+  const uint64_t file_bytes = built.write(args.output, prepared.write_options());
+  if (!args.quiet) {
+    summary(file_bytes);
+    if (prepared.signing_key) print_signed_line(*prepared.signing_key);
+  }
   return 0;
 }
 

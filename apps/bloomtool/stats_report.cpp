@@ -7,6 +7,7 @@
 #include "bloomtool/bloom.h"
 #include "bloomtool/hash.h"
 #include "bloomtool/model.h"
+#include "bloomtool/signature.h"
 #include "stats_report.h"
 #include "units_cli.h"
 
@@ -39,6 +40,21 @@ std::string printable(std::string_view text) {
   return out;
 }
 
+const char* seed_origin(uint64_t seed) {
+  return seed == kDefaultSeed ? "public default" : "chosen at build";
+}
+
+std::string signature_text(const Report& r) {
+  const auto& sig = r.header.signature;
+  if (!sig) return "none (unsigned)";
+  if (sig->algorithm != kSignatureEd25519Blake2b)
+    return fmt::format("unknown algorithm {} (not verified)", sig->algorithm);
+  if (r.signature_verified)
+    return fmt::format("verified: signed by the trusted key {}", key_id_hex(sig->key_id));
+  return fmt::format("signed by key {} (not verified: give --verify-signature KEY.pub)",
+                     key_id_hex(sig->key_id));
+}
+
 std::string human_age(int64_t seconds) {
   if (seconds < 0)
     return fmt::format("{} s in the future", uint64_t{0} - static_cast<uint64_t>(seconds));
@@ -69,7 +85,8 @@ void print_human(StdoutWriter& out, const Report& r, bool first) {
   row("label", h.label.empty() ? "(none)" : printable(h.label));
   row("normalisation", h.normalisation.empty() ? "none" : printable(h.normalisation));
   row("input options", h.input_options.empty() ? "(not recorded)" : printable(h.input_options));
-  row("hash", fmt::format("{}, seed {:#018x}", hash_name(h.hash_id), h.seed));
+  row("hash",
+      fmt::format("{}, seed {:#018x} ({})", hash_name(h.hash_id), h.seed, seed_origin(h.seed)));
   if (bloom) {
     row("m", fmt::format("{} bits ({})", h.m, format_bytes(h.payload_raw_bytes)));
     row("k", fmt::format("{} hashes per key", h.k));
@@ -116,6 +133,7 @@ void print_human(StdoutWriter& out, const Report& r, bool first) {
                   r.file_bytes, format_bytes(h.payload_stored_bytes),
                   format_bytes(h.payload_raw_bytes)));
   row("checksums", "verified");
+  row("signature", signature_text(r));
   if (r.measured) {
     row(r.measured->from_negatives ? "measured p (neg)" : "measured p",
         describe_measurement(r.measured->m, s.fill_fpr ? "fill p" : "model"));
@@ -153,6 +171,7 @@ void write_json(JsonWriter& j, const Report& r, uint64_t probe_seed, const std::
   j.field("input_options", h.input_options);
   j.field("hash", hash_name(h.hash_id));
   j.field("seed", fmt::format("{:#018x}", h.seed));
+  j.field("seed_default", h.seed == kDefaultSeed);
   j.field("m", h.m);
   j.field("k", h.k);
   j.field("filter_bits", s.filter_bits);
@@ -194,6 +213,22 @@ void write_json(JsonWriter& j, const Report& r, uint64_t probe_seed, const std::
   j.field("payload_stored_bytes", h.payload_stored_bytes);
   j.field("payload_raw_bytes", h.payload_raw_bytes);
   j.field("checksums", "verified");
+  j.key("signature").begin_object();
+  j.field("signed", h.signature.has_value());
+  j.key("algorithm");
+  if (!h.signature)
+    j.null();
+  else if (h.signature->algorithm == kSignatureEd25519Blake2b)
+    j.value("ed25519-blake2b512");
+  else
+    j.value(fmt::format("unknown {}", h.signature->algorithm));
+  j.key("key_id");
+  if (h.signature && h.signature->algorithm == kSignatureEd25519Blake2b)
+    j.value(key_id_hex(h.signature->key_id));
+  else
+    j.null();
+  j.field("verified", r.signature_verified);
+  j.end_object();
   j.key("measurement");
   if (r.measured) {
     const FprMeasurement& m = r.measured->m;

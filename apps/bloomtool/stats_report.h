@@ -53,6 +53,7 @@ struct Report {
   std::optional<Measured> measured;
   std::vector<GateResult> gates;
   int64_t age_seconds = 0;
+  bool signature_verified = false;  // --verify-signature passed
 
   bool gates_passed() const {
     for (const GateResult& g : gates)

@@ -157,7 +157,7 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
   pthread_sigmask(SIG_BLOCK, &block, &old);
   size_t chosen = 0;
   for (; chosen < names.size(); ++chosen) {
-    fd_ = ::open(names[chosen].c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    fd_ = ::open(names[chosen].c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd_ >= 0 || errno != EEXIST) break;
   }
   const int open_errno = errno;
@@ -195,6 +195,20 @@ void AtomicFile::pwrite(std::span<const uint8_t> bytes, uint64_t offset) {
       throw_io_error(path_, errno);
     }
     done += static_cast<size_t>(w);
+  }
+}
+
+void AtomicFile::pread(std::span<uint8_t> bytes, uint64_t offset) const {
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t r =
+        ::pread(fd_, bytes.data() + done, bytes.size() - done, static_cast<off_t>(offset + done));
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      throw_io_error(path_, errno);
+    }
+    if (r == 0) throw Error(ErrorCode::kIOError, path_ + ": temporary file ends early");
+    done += static_cast<size_t>(r);
   }
 }
 

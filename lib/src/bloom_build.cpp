@@ -68,8 +68,8 @@ OverfillError::OverfillError(uint64_t distinct, uint64_t capacity)
       distinct_(distinct),
       capacity_(capacity) {}
 
-uint64_t BloomBuild::write(const std::string& path) {
-  return write_filter_file(path, header, filter->words(), filter->words().size() * 8);
+uint64_t BloomBuild::write(const std::string& path, const WriteOptions& options) {
+  return write_filter_file(path, header, filter->words(), filter->words().size() * 8, options);
 }
 
 namespace {

@@ -48,6 +48,8 @@ bloomtool_status status_of(bloomtool::ErrorCode code) noexcept {
       return BLOOMTOOL_ERR_IO;
     case bloomtool::ErrorCode::kLimitExceeded:
       return BLOOMTOOL_ERR_LIMIT_EXCEEDED;
+    case bloomtool::ErrorCode::kUntrusted:  // no C API call checks signatures (yet)
+      return BLOOMTOOL_ERR_INTERNAL;
   }
   return BLOOMTOOL_ERR_INTERNAL;
 }

@@ -19,6 +19,8 @@ const char* error_code_name(ErrorCode code) noexcept {
       return "i/o error";
     case ErrorCode::kLimitExceeded:
       return "limit exceeded";
+    case ErrorCode::kUntrusted:
+      return "untrusted";
   }
   return "error";
 }

@@ -27,6 +27,7 @@
 #include "bloomtool/error.h"
 #include "bloomtool/model.h"
 #include "bloomtool/output_target.h"
+#include "bloomtool/signature.h"
 #include "byte_order.h"
 
 namespace bloomtool {
@@ -79,6 +80,12 @@ std::vector<uint8_t> serialize_header(FilterHeader& h) {
     uint8_t v[8];
     le::store<uint64_t>(v, h.empty_lines);
     put_field(tlv, FieldTag::kEmptyLines, v, 8);
+  }
+  if (h.signature) {  // last, so that a signature can be added to a finished file
+    const auto v = encode_signature_field(*h.signature);
+    h.signature->signature_offset = kFixedHeaderBytes + tlv.size() + kFieldHeaderBytes +
+                                    (kSignatureFieldBytes - kSignatureBytes);
+    put_field(tlv, FieldTag::kSignature, v.data(), v.size());
   }
   const size_t total = kFixedHeaderBytes + tlv.size() + kChecksumBytes;
   if (total > kMaxHeaderBytes) {
@@ -436,6 +443,10 @@ FilterHeader parse_filter_header(std::span<const uint8_t> bytes, uint64_t file_b
         if (len != 8) corrupt(path, "empty-lines field has bad length");
         h.empty_lines = le::load<uint64_t>(p + at);
         break;
+      case FieldTag::kSignature:
+        if (h.signature) corrupt(path, "more than one signature field");
+        h.signature = parse_signature_field({p + at, len}, at, path);
+        break;
       default:
         if (flags & kFieldRequired) {
           throw Error(ErrorCode::kUnsupported,
@@ -561,6 +572,17 @@ void check_write_options(const WriteOptions& options) {
                     " cannot be written");
   }
 }
+
+// A signed file carries field 9 (format 1.1), reserved before the payload is written and filled in
+// by sign_file_header once the whole file is; an unsigned one carries none.
+void reserve_signature(FilterHeader& header, const WriteOptions& options) {
+  header.signature.reset();
+  if (options.signing_key == nullptr) return;
+  SignatureField field;
+  field.key_id = options.signing_key->id();
+  header.signature = field;
+  header.minor = kFormatMinorLatest;
+}
 }  // namespace
 
 std::vector<uint8_t> encode_filter_file(FilterHeader& header, std::span<const uint64_t> words,
@@ -568,6 +590,7 @@ std::vector<uint8_t> encode_filter_file(FilterHeader& header, std::span<const ui
   check_write_options(options);
   header.payload_raw_bytes = raw_bytes;
   check_payload_shape(header);
+  reserve_signature(header, options);
   std::vector<uint8_t> payload;
   const XxhState state = make_xxh_state();
   compress_payload(words, raw_bytes, [&](std::span<const uint8_t> chunk) {
@@ -579,6 +602,14 @@ std::vector<uint8_t> encode_filter_file(FilterHeader& header, std::span<const ui
   header.payload_stored_bytes = payload.size();
   std::vector<uint8_t> out = serialize_header(header);
   out.insert(out.end(), payload.begin(), payload.end());
+  if (options.signing_key != nullptr) {
+    sign_file_header(
+        std::span<uint8_t>(out.data(), header.header_bytes), header, payload.size(),
+        [&](uint64_t at, std::span<uint8_t> buf) {
+          std::memcpy(buf.data(), out.data() + header.header_bytes + at, buf.size());
+        },
+        *options.signing_key);
+  }
   return out;
 }
 
@@ -594,6 +625,7 @@ uint64_t write_filter_file(const std::string& path, FilterHeader& header,
   }
   header.payload_raw_bytes = raw_bytes;
   check_payload_shape(header);
+  reserve_signature(header, options);
   AtomicFile file(path);
   // The header's length does not depend on the payload, so a placeholder is written first and
   // replaced once the payload's length and checksum are known.
@@ -616,6 +648,12 @@ uint64_t write_filter_file(const std::string& path, FilterHeader& header,
   header.codec = PayloadCodec::kZstd;
   header.payload_stored_bytes = stored;
   head = serialize_header(header);
+  if (options.signing_key != nullptr) {
+    sign_file_header(
+        head, header, stored,
+        [&](uint64_t at, std::span<uint8_t> buf) { file.pread(buf, head.size() + at); },
+        *options.signing_key);
+  }
   file.pwrite(head, 0);
   file.commit();
   return head.size() + stored;

@@ -197,8 +197,8 @@ MergedFilter merge_filter_files(const std::vector<std::string>& paths, MergeOp o
   return merged;
 }
 
-uint64_t MergedFilter::write(const std::string& path) {
-  return write_filter_file(path, header, words.span(), words.size() * 8);
+uint64_t MergedFilter::write(const std::string& path, const WriteOptions& options) {
+  return write_filter_file(path, header, words.span(), words.size() * 8, options);
 }
 
 }  // namespace bloomtool

@@ -20,9 +20,9 @@ void append(WordBuffer& buf, size_t& used, const uint64_t* h, size_t n) {
 
 }  // namespace
 
-uint64_t XorBuild::write(const std::string& path) {
+uint64_t XorBuild::write(const std::string& path, const WriteOptions& options) {
   const XorFilter& f = *built.filter;
-  return write_filter_file(path, header, f.words(), f.words().size() * 8);
+  return write_filter_file(path, header, f.words(), f.words().size() * 8, options);
 }
 
 XorBuild build_xor(KeyStream& keys, const XorBuildOptions& options,

@@ -22,6 +22,8 @@ class AtomicFile {
 
   void write(std::span<const uint8_t> bytes);
   void pwrite(std::span<const uint8_t> bytes, uint64_t offset);
+  // Reads back bytes already written (to sign a finished file); throws kIOError.
+  void pread(std::span<uint8_t> bytes, uint64_t offset) const;
   // fsync, rename, fsync directory; afterwards removes stale temporary files of dead writers.
   void commit();
   const std::string& temp_path() const noexcept { return temp_path_; }

@@ -59,8 +59,9 @@ struct BloomBuild {
   uint64_t distinct = 0;  // distinct keys: exact, or estimated from the fill
   bool distinct_exact = false;
 
-  // Writes the filter to `path` atomically ("-": standard output); returns the bytes written.
-  uint64_t write(const std::string& path);
+  // Writes the filter to `path` atomically ("-": standard output), signed if `options` say so;
+  // returns the bytes written.
+  uint64_t write(const std::string& path, const WriteOptions& options = {});
 };
 
 // Reads every key of `keys` into a filter sized by `plan`. Threads fill the filter with atomic

@@ -1,8 +1,8 @@
 // The library's entry header: `#include <bloomtool/bloomtool.h>` declares the whole public API
-// (filters and their models, key reading and hashing, filter files, merging, statistics, errors,
-// the version, the foreign Guava and DCSO Bloom formats, the embeddable Reader, and the C API of
-// bloomtool_c.h, which the static library implements too). Every header of lib/include/bloomtool
-// is listed here; each also stands alone.
+// (filters and their models, key reading and hashing, filter files, signatures and keys, merging,
+// statistics, errors, the version, the foreign Guava and DCSO Bloom formats, the embeddable Reader,
+// and the C API of bloomtool_c.h, which the static library implements too). Every header of
+// lib/include/bloomtool is listed here; each also stands alone.
 #pragma once
 
 #include "bloomtool/atomic_file.h"
@@ -29,6 +29,7 @@
 #include "bloomtool/normalise.h"
 #include "bloomtool/output_target.h"
 #include "bloomtool/reader.h"
+#include "bloomtool/signature.h"
 #include "bloomtool/size_calc.h"
 #include "bloomtool/stats.h"
 #include "bloomtool/version.h"

@@ -15,6 +15,8 @@ enum class ErrorCode {
   kUnsupported,      // a filter file from a newer major version or with an unknown feature
   kIOError,          // the operating system refused a read, write, rename, fsync
   kLimitExceeded,    // an input or file exceeds a configured or sane limit
+  kUntrusted,        // a filter file that must be signed by a trusted key and is not, or was
+                     // altered since it was signed
 };
 
 class Error : public std::runtime_error {

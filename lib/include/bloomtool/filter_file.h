@@ -4,6 +4,7 @@
 // limits before allocating; writers publish atomically (see atomic_file.h).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -46,6 +47,19 @@ enum class FieldTag : uint16_t {
   kSignature = 9,      // 1.1: Ed25519 signature over the file (see docs/FORMAT.md)
 };
 
+// Field 9 (docs/FORMAT.md, "Signature"): who signed the file and the signature itself.
+inline constexpr uint32_t kSignatureEd25519Blake2b = 1;  // the one signature algorithm defined
+inline constexpr size_t kKeyIdBytes = 8;
+inline constexpr size_t kSignatureBytes = 64;
+inline constexpr size_t kSignatureFieldBytes = 4 + kKeyIdBytes + kSignatureBytes;
+using KeyId = std::array<uint8_t, kKeyIdBytes>;
+struct SignatureField {
+  uint32_t algorithm = kSignatureEd25519Blake2b;
+  KeyId key_id{};
+  std::array<uint8_t, kSignatureBytes> signature{};
+  uint64_t signature_offset = 0;  // where the signature bytes lie in the file (reader, writer)
+};
+
 struct FilterHeader {
   uint16_t major = kFormatMajor;
   uint16_t minor = kFormatMinor;
@@ -71,6 +85,7 @@ struct FilterHeader {
   std::string input_options;
   std::vector<uint64_t> kind_params;
   uint64_t empty_lines = 0;
+  std::optional<SignatureField> signature;  // field 9: present in signed files
 
   uint64_t header_bytes = 0;  // filled in by the reader and writer
 };
@@ -113,8 +128,12 @@ FilterFileContents parse_filter_file(std::span<const uint8_t> bytes, const std::
 
 // How a filter file is written: everything that is a choice of the writer rather than a fact
 // of the filter. Each 1.1 writer feature adds its member here.
+class SigningKey;  // signature.h
 struct WriteOptions {
   PayloadCodec codec = PayloadCodec::kZstd;
+  // Signs the file with this key (field 9, format 1.1); must outlive the write. Without a key any
+  // signature the header carries is dropped.
+  const SigningKey* signing_key = nullptr;
 };
 
 // Serialises header and payload into `out` with the payload zstd-compressed; fills in the

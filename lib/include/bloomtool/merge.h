@@ -33,8 +33,9 @@ struct MergedFilter {
   // (X_b/512)^k over blocks for blocked ones.
   double fill_fpr = 0;
 
-  // Writes the result to `path` atomically ("-": standard output); returns the bytes written.
-  uint64_t write(const std::string& path);
+  // Writes the result to `path` atomically ("-": standard output), signed if `options` say so;
+  // returns the bytes written.
+  uint64_t write(const std::string& path, const WriteOptions& options = {});
 };
 
 // Checks every header against the first before reading any payload, then streams each payload in

@@ -17,8 +17,9 @@ struct XorBuild {
   FilterHeader header;   // complete but for the payload fields
   InputStats input;      // what the key stream read
 
-  // Writes the filter to `path` atomically ("-": standard output); returns the bytes written.
-  uint64_t write(const std::string& path);
+  // Writes the filter to `path` atomically ("-": standard output), signed if `options` say so;
+  // returns the bytes written.
+  uint64_t write(const std::string& path, const WriteOptions& options = {});
 };
 
 // Reads every key of `keys` and builds the filter. Throws what build_xor_filter throws

@@ -1,0 +1,222 @@
+// Signatures of filter files (docs/FORMAT.md, "Signature (field 9, 1.1)"). The signed message is
+// a fixed context string followed by the BLAKE2b-512 digest of the whole file with the signature
+// bytes and the header checksum read as zeros, so one signature covers the header, every field
+// (the key id included) and every payload byte, and can be written after the rest of the file.
+// Verification hashes the very bytes that are then decoded (one mapping of the file).
+#include <fcntl.h>
+#include <sodium.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include "bloomtool/error.h"
+#include "bloomtool/model.h"
+#include "bloomtool/signature.h"
+#include "byte_order.h"
+#include "sodium_init.h"
+
+namespace bloomtool {
+
+namespace {
+
+// What a bloomtool file signature signs: these 30 bytes (ASCII and a zero byte), then the digest.
+constexpr char kContext[] = "bloomtool-filter-signature-v1";
+constexpr size_t kContextBytes = sizeof kContext;  // the terminating zero included
+constexpr size_t kDigestBytes = 64;
+constexpr size_t kChecksumBytes = 8;
+using Message = std::array<uint8_t, kContextBytes + kDigestBytes>;
+
+class Digest {
+ public:
+  Digest() { crypto_generichash_init(&state_, nullptr, 0, kDigestBytes); }
+  void update(std::span<const uint8_t> bytes) {
+    crypto_generichash_update(&state_, bytes.data(), bytes.size());
+  }
+  // The header with the signature and checksum bytes read as zeros.
+  void update_header(std::span<const uint8_t> head, const SignatureField& field) {
+    std::vector<uint8_t> copy(head.begin(), head.end());
+    std::fill_n(copy.begin() + static_cast<ptrdiff_t>(field.signature_offset), kSignatureBytes, 0);
+    std::fill(copy.end() - kChecksumBytes, copy.end(), 0);
+    update(copy);
+  }
+  Message message() {
+    Message m{};
+    std::memcpy(m.data(), kContext, kContextBytes);
+    crypto_generichash_final(&state_, m.data() + kContextBytes, kDigestBytes);
+    return m;
+  }
+
+ private:
+  crypto_generichash_state state_;
+};
+
+[[noreturn]] void untrusted(const std::string& path, const std::string& why) {
+  throw Error(ErrorCode::kUntrusted, path + ": " + why);
+}
+
+std::string trusted_name(const PublicKey& key) {
+  return "the trusted key " + key_id_hex(key.id) + (key.path.empty() ? "" : " (" + key.path + ")");
+}
+
+// The bytes of a filter file: a read-only mapping of a regular file, or a pipe's bytes read whole
+// (bounded by the largest file a reader accepts).
+class FileImage {
+ public:
+  explicit FileImage(const std::string& path) {
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) throw_io_error(path, errno);
+    struct stat st;
+    if (::fstat(fd_, &st) != 0) fail(path);
+    if (S_ISDIR(st.st_mode)) {
+      ::close(fd_);
+      throw_io_error(path, EISDIR);
+    }
+    if (S_ISREG(st.st_mode)) {
+      size_ = static_cast<size_t>(st.st_size);
+      if (size_ != 0) {
+        void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd_, 0);
+        if (p == MAP_FAILED) fail(path);
+        map_ = static_cast<const uint8_t*>(p);
+      }
+      return;
+    }
+    const uint64_t limit = model::kMaxBits / 8 + kMaxHeaderBytes + (1u << 20);
+    uint8_t chunk[1 << 16];
+    for (;;) {
+      const ssize_t r = ::read(fd_, chunk, sizeof chunk);
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0) fail(path);
+      if (r == 0) break;
+      if (copy_.size() + static_cast<size_t>(r) > limit) {
+        ::close(fd_);
+        throw Error(ErrorCode::kLimitExceeded, path + ": input larger than any valid filter file");
+      }
+      copy_.insert(copy_.end(), chunk, chunk + r);
+    }
+  }
+  FileImage(const FileImage&) = delete;
+  FileImage& operator=(const FileImage&) = delete;
+  ~FileImage() {
+    if (map_ != nullptr) ::munmap(const_cast<uint8_t*>(map_), size_);
+    ::close(fd_);
+  }
+  std::span<const uint8_t> bytes() const {
+    return map_ != nullptr ? std::span<const uint8_t>(map_, size_)
+                           : std::span<const uint8_t>(copy_);
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& path) {
+    const int e = errno;
+    ::close(fd_);
+    throw_io_error(path, e);
+  }
+  int fd_ = -1;
+  const uint8_t* map_ = nullptr;
+  size_t size_ = 0;
+  std::vector<uint8_t> copy_;
+};
+
+}  // namespace
+
+void ensure_sodium() {
+  static const int rc = sodium_init();
+  if (rc < 0) throw Error(ErrorCode::kIOError, "libsodium cannot be initialised");
+}
+
+SignatureField parse_signature_field(std::span<const uint8_t> value, uint64_t file_offset,
+                                     const std::string& path) {
+  if (value.size() < 4) {
+    throw Error(ErrorCode::kCorrupt,
+                path + ": corrupt: signature field of " + std::to_string(value.size()) + " bytes");
+  }
+  SignatureField f;
+  f.algorithm = le::load<uint32_t>(value.data());
+  if (f.algorithm != kSignatureEd25519Blake2b) return f;  // shown, and refused by verification
+  if (value.size() != kSignatureFieldBytes) {
+    throw Error(ErrorCode::kCorrupt, path + ": corrupt: signature field of " +
+                                         std::to_string(value.size()) + " bytes, not " +
+                                         std::to_string(kSignatureFieldBytes));
+  }
+  std::memcpy(f.key_id.data(), value.data() + 4, kKeyIdBytes);
+  std::memcpy(f.signature.data(), value.data() + 4 + kKeyIdBytes, kSignatureBytes);
+  f.signature_offset = file_offset + 4 + kKeyIdBytes;
+  return f;
+}
+
+std::array<uint8_t, kSignatureFieldBytes> encode_signature_field(const SignatureField& field) {
+  std::array<uint8_t, kSignatureFieldBytes> v{};
+  le::store<uint32_t>(v.data(), field.algorithm);
+  std::memcpy(v.data() + 4, field.key_id.data(), kKeyIdBytes);
+  std::memcpy(v.data() + 4 + kKeyIdBytes, field.signature.data(), kSignatureBytes);
+  return v;
+}
+
+void sign_file_header(std::span<uint8_t> head, const FilterHeader& header, uint64_t tail_bytes,
+                      const TailReader& read, const SigningKey& key) {
+  const SignatureField& field = header.signature.value();
+  if (field.signature_offset + kSignatureBytes > head.size() - kChecksumBytes ||
+      head.size() != header.header_bytes) {
+    throw Error(ErrorCode::kInvalidArgument, "signature field outside the header");
+  }
+  Digest digest;
+  digest.update_header(head, field);
+  std::vector<uint8_t> buffer(std::min<uint64_t>(tail_bytes, uint64_t{1} << 20));
+  for (uint64_t at = 0; at < tail_bytes;) {
+    const auto n = static_cast<size_t>(std::min<uint64_t>(buffer.size(), tail_bytes - at));
+    read(at, std::span<uint8_t>(buffer.data(), n));
+    digest.update(std::span<const uint8_t>(buffer.data(), n));
+    at += n;
+  }
+  const Message message = digest.message();
+  const auto sig = key.sign(message);
+  std::memcpy(head.data() + field.signature_offset, sig.data(), kSignatureBytes);
+  le::store<uint64_t>(head.data() + head.size() - kChecksumBytes,
+                      XXH3_64bits(head.data(), head.size() - kChecksumBytes));
+}
+
+void verify_file_signature(std::span<const uint8_t> file, const FilterHeader& header,
+                           const PublicKey& key, const std::string& path) {
+  ensure_sodium();
+  if (!header.signature) {
+    untrusted(path, "not signed; " + trusted_name(key) + " is required");
+  }
+  const SignatureField& field = *header.signature;
+  if (field.algorithm != kSignatureEd25519Blake2b) {
+    throw Error(ErrorCode::kUnsupported,
+                path + ": unsupported: signature algorithm " + std::to_string(field.algorithm));
+  }
+  if (field.key_id != key.id) {
+    untrusted(path, "signed by key " + key_id_hex(field.key_id) + ", not by " + trusted_name(key));
+  }
+  if (file.size() < header.header_bytes ||
+      field.signature_offset + kSignatureBytes > header.header_bytes - kChecksumBytes) {
+    untrusted(path, "signature does not match the file (altered since it was signed)");
+  }
+  Digest digest;
+  digest.update_header(file.first(header.header_bytes), field);
+  digest.update(file.subspan(header.header_bytes));
+  const Message message = digest.message();
+  if (crypto_sign_verify_detached(field.signature.data(), message.data(), message.size(),
+                                  key.bytes.data()) != 0) {
+    untrusted(path, "signature does not match the file (altered since it was signed by key " +
+                        key_id_hex(field.key_id) + ")");
+  }
+}
+
+LoadedFilter load_verified_filter(const std::string& path, const PublicKey& key) {
+  const FileImage image(path);
+  const auto bytes = image.bytes();
+  const FilterHeader header = parse_filter_header(
+      bytes.first(std::min<size_t>(bytes.size(), kMaxHeaderBytes)), bytes.size(), path);
+  verify_file_signature(bytes, header, key, path);
+  return make_filter(parse_filter_file(bytes, path), path);
+}
+
+}  // namespace bloomtool
