@@ -46,6 +46,7 @@ Command register_xor_build(CLI::App& root);
 Command register_size(CLI::App& root);
 Command register_stats(CLI::App& root);
 Command register_keygen(CLI::App& root);
+Command register_convert(CLI::App& root);
 Command register_completions(CLI::App& root);  // hidden: bash and zsh completion scripts
 
 // What `bloomtool --version` prints: "bloomtool VERSION", then the commit and the libraries it

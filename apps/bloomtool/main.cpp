@@ -64,6 +64,7 @@ int main(int argc, char** argv) {
   commands.push_back(register_stats(app));
   commands.push_back(register_size(app));
   commands.push_back(register_keygen(app));
+  commands.push_back(register_convert(app));
   commands.push_back(register_completions(app));
   add_value_checks(app);
 

@@ -110,6 +110,10 @@ void OutputArgs::add_output(CLI::App& app) {
   app.add_option("-o,--output", output, "Output file, written atomically; '-' for stdout")
       ->required()
       ->type_name("OUT");
+  app.add_option("--codec", codec,
+                 "Payload codec: zstd (default: compressed) or raw (uncompressed, mapped and "
+                 "verified chunk by chunk when queried: for filters too big to load)")
+      ->type_name("CODEC");
 }
 
 void OutputArgs::add_to(CLI::App& app, const char* label_help, const char* quiet_help) {
@@ -136,6 +140,7 @@ OutputArgs::Prepared OutputArgs::prepare(const std::vector<std::string>& inputs,
   Prepared p;
   p.provenance.created_unix = creation_time(created);
   p.provenance.label = label;
+  p.codec = for_flag("--codec", [&] { return parse_payload_codec(codec); });
   check_output_path(output, inputs, allow_in_place);
   p.limits = guard.limits(output);
   if (!sign.empty()) p.signing_key = for_flag("--sign", [&] { return read_signing_key(sign); });

@@ -43,17 +43,18 @@ int64_t creation_time(const std::string& created_option);
 void check_output_path(const std::string& path, const std::vector<std::string>& inputs,
                        bool allow_in_place = false);
 
-// -o, --label, --created, the shrink guard, --sign and -q: the options of every command that
+// -o, --codec, --label, --created, the shrink guard, --sign and -q: the options of every command
 // writes a filter file.
 struct OutputArgs {
   std::string output;
+  std::string codec = "zstd";
   std::string label;
   std::string created;
   std::string sign;  // secret key file
   bool quiet = false;
   ShrinkGuardArgs guard;
 
-  // Registers -o (required).
+  // Registers -o (required) and --codec.
   void add_output(CLI::App& app);
   // Registers --label, --created, --min-keys, --max-shrink, --sign and -q.
   void add_to(CLI::App& app, const char* label_help, const char* quiet_help);
@@ -62,8 +63,10 @@ struct OutputArgs {
     BuildProvenance provenance;
     ShrinkLimits limits;
     std::shared_ptr<const SigningKey> signing_key;  // --sign, read before any input
+    PayloadCodec codec = PayloadCodec::kZstd;       // --codec
     WriteOptions write_options() const {
       WriteOptions w;
+      w.codec = codec;
       w.signing_key = signing_key.get();
       return w;
     }

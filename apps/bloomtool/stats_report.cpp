@@ -129,9 +129,12 @@ void print_human(StdoutWriter& out, const Report& r, bool first) {
     row("lower bound", "n/a (no keys)");
   }
   row("file size",
-      fmt::format("{} ({} bytes); payload {} stored, {} raw", format_bytes(r.file_bytes),
-                  r.file_bytes, format_bytes(h.payload_stored_bytes),
-                  format_bytes(h.payload_raw_bytes)));
+      fmt::format("{} ({} bytes); payload {} stored, {} raw; codec {}{}",
+                  format_bytes(r.file_bytes), r.file_bytes, format_bytes(h.payload_stored_bytes),
+                  format_bytes(h.payload_raw_bytes), payload_codec_name(h.codec),
+                  h.codec == PayloadCodec::kRawChunked
+                      ? fmt::format(" ({} chunks)", format_bytes(h.raw_chunk_bytes))
+                      : std::string()));
   row("checksums", "verified");
   row("signature", signature_text(r));
   if (r.measured) {
@@ -212,6 +215,12 @@ void write_json(JsonWriter& j, const Report& r, uint64_t probe_seed, const std::
   j.field("file_bytes", r.file_bytes);
   j.field("payload_stored_bytes", h.payload_stored_bytes);
   j.field("payload_raw_bytes", h.payload_raw_bytes);
+  j.field("codec", payload_codec_name(h.codec));
+  j.key("chunk_bytes");
+  if (h.codec == PayloadCodec::kRawChunked)
+    j.value(h.raw_chunk_bytes);
+  else
+    j.null();
   j.field("checksums", "verified");
   j.key("signature").begin_object();
   j.field("signed", h.signature.has_value());

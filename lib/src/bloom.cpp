@@ -245,6 +245,21 @@ void BloomFilter::contains_batch(std::span<const uint64_t> hashes, uint8_t* out)
   }
 }
 
+void BloomFilter::visit_probed_words(std::span<const uint64_t> hashes, WordVisitor visit,
+                                     void* ctx) const noexcept {
+  if (variant_ == BloomVariant::kStandard) {
+    for (const uint64_t h : hashes)
+      for_each_standard_position(h, k_, m_, [&](uint64_t pos) { visit(ctx, pos >> 6); });
+  } else {
+    const uint64_t blocks = m_ / kBlockBits;
+    for (const uint64_t h : hashes) {
+      const uint64_t first = reduce64(h, blocks) * 8;
+      visit(ctx, first);
+      visit(ctx, first + 7);
+    }
+  }
+}
+
 // Without -mpopcnt, std::popcount is a libgcc call; a popcnt clone is picked at load time instead.
 // Not under ThreadSanitizer (the tsan preset): the clone's resolver would run while the dynamic
 // loader relocates the library, before the sanitizer's runtime is up, and crash.

@@ -1,4 +1,4 @@
-// The default batched query: one contains_hash call per key.
+// The defaults of the Filter interface: one contains_hash call per key, no payload words.
 #include "bloomtool/filter.h"
 
 namespace bloomtool {
@@ -6,5 +6,11 @@ namespace bloomtool {
 void Filter::contains_batch(std::span<const uint64_t> hashes, uint8_t* out) const noexcept {
   for (size_t i = 0; i < hashes.size(); ++i) out[i] = contains_hash(hashes[i]) ? 1 : 0;
 }
+
+std::span<const uint64_t> Filter::words() const noexcept {
+  return {};
+}
+
+void Filter::visit_probed_words(std::span<const uint64_t>, WordVisitor, void*) const noexcept {}
 
 }  // namespace bloomtool

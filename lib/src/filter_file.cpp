@@ -27,8 +27,10 @@
 #include "bloomtool/error.h"
 #include "bloomtool/model.h"
 #include "bloomtool/output_target.h"
+#include "bloomtool/raw_payload.h"
 #include "bloomtool/signature.h"
 #include "byte_order.h"
+#include "mapped_file.h"
 
 namespace bloomtool {
 
@@ -51,11 +53,12 @@ constexpr size_t kMaxKindParams = 64;
                                        " bytes, its header declares " + std::to_string(need));
 }
 
-void put_field(std::vector<uint8_t>& out, FieldTag tag, const void* data, size_t len) {
+void put_field(std::vector<uint8_t>& out, FieldTag tag, const void* data, size_t len,
+               uint16_t flags = 0) {
   const size_t at = out.size();
   out.resize(at + kFieldHeaderBytes + len);
   le::store<uint16_t>(&out[at], static_cast<uint16_t>(tag));
-  le::store<uint16_t>(&out[at + 2], 0);
+  le::store<uint16_t>(&out[at + 2], flags);
   le::store<uint32_t>(&out[at + 4], static_cast<uint32_t>(len));
   if (len != 0) std::memcpy(&out[at + kFieldHeaderBytes], data, len);
 }
@@ -80,6 +83,12 @@ std::vector<uint8_t> serialize_header(FilterHeader& h) {
     uint8_t v[8];
     le::store<uint64_t>(v, h.empty_lines);
     put_field(tlv, FieldTag::kEmptyLines, v, 8);
+  }
+  if (h.codec == PayloadCodec::kRawChunked) {
+    uint8_t v[kRawLayoutFieldBytes];
+    le::store<uint64_t>(v, h.raw_chunk_bytes);
+    le::store<uint64_t>(v + 8, h.raw_payload_offset);
+    put_field(tlv, FieldTag::kRawLayout, v, sizeof v, kFieldRequired);
   }
   if (h.signature) {  // last, so that a signature can be added to a finished file
     const auto v = encode_signature_field(*h.signature);
@@ -161,100 +170,6 @@ void check_payload_shape(const FilterHeader& h) {
   }
 }
 
-// A file's bytes, mapped (regular files) or read whole (pipes, devices). Owns its descriptor and
-// mapping: movable, not copyable.
-class MappedFile {
- public:
-  explicit MappedFile(const std::string& path) {
-    try {
-      open_and_map(path);
-    } catch (...) {
-      close_all();
-      throw;
-    }
-  }
-  MappedFile(const MappedFile&) = delete;
-  MappedFile& operator=(const MappedFile&) = delete;
-  MappedFile(MappedFile&& other) noexcept
-      : fd_(std::exchange(other.fd_, -1)),
-        map_(std::exchange(other.map_, nullptr)),
-        size_(std::exchange(other.size_, 0)),
-        copy_(std::move(other.copy_)) {}
-  MappedFile& operator=(MappedFile&& other) noexcept {
-    if (this != &other) {
-      close_all();
-      fd_ = std::exchange(other.fd_, -1);
-      map_ = std::exchange(other.map_, nullptr);
-      size_ = std::exchange(other.size_, 0);
-      copy_ = std::move(other.copy_);
-      other.copy_.clear();
-    }
-    return *this;
-  }
-  ~MappedFile() { close_all(); }
-  std::span<const uint8_t> bytes() const { return {map_, static_cast<size_t>(size_)}; }
-
-  // Drops the pages wholly before `end` that lie at or after `begin` from this process's memory
-  // (they stay in the page cache and fault back in if read again). A no-op for a pipe's copy.
-  void release(uint64_t begin, uint64_t end) const {
-    if (!copy_.empty() || map_ == nullptr) return;
-    const auto page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
-    const uint64_t from = begin / page * page, to = end / page * page;
-    if (to > from) madvise(const_cast<uint8_t*>(map_) + from, to - from, MADV_DONTNEED);
-  }
-
- private:
-  void open_and_map(const std::string& path) {
-    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd_ < 0) throw_io_error(path, errno);
-    struct stat st;
-    if (fstat(fd_, &st) != 0) throw_io_error(path, errno);
-    if (S_ISDIR(st.st_mode)) throw_io_error(path, EISDIR);
-    if (S_ISREG(st.st_mode)) {
-      size_ = static_cast<uint64_t>(st.st_size);
-      if (size_ != 0) {
-        void* p = mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd_, 0);
-        if (p == MAP_FAILED) throw_io_error(path, errno);
-        map_ = static_cast<const uint8_t*>(p);
-        madvise(p, size_, MADV_SEQUENTIAL);
-      }
-    } else {
-      // A pipe or device: read it whole, bounded by the largest file a reader accepts.
-      const uint64_t limit = model::kMaxBits / 8 + kMaxHeaderBytes + (1u << 20);
-      uint8_t chunk[1 << 16];
-      for (;;) {
-        const ssize_t r = ::read(fd_, chunk, sizeof chunk);
-        if (r < 0) {
-          if (errno == EINTR) continue;
-          throw_io_error(path, errno);
-        }
-        if (r == 0) break;
-        if (copy_.size() + static_cast<size_t>(r) > limit) {
-          throw Error(ErrorCode::kLimitExceeded,
-                      path + ": input larger than any valid filter file");
-        }
-        copy_.insert(copy_.end(), chunk, chunk + r);
-      }
-      size_ = copy_.size();
-      map_ = copy_.data();
-    }
-  }
-  void close_all() noexcept {
-    if (map_ != nullptr && copy_.empty() && size_ != 0) munmap(const_cast<uint8_t*>(map_), size_);
-    map_ = nullptr;
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-  }
-
-  int fd_ = -1;
-  const uint8_t* map_ = nullptr;
-  uint64_t size_ = 0;
-  std::vector<uint8_t> copy_;
-};
-
-static_assert(!std::is_copy_constructible_v<MappedFile> &&
-              std::is_move_constructible_v<MappedFile>);
-
 struct XxhStateFree {
   void operator()(XXH3_state_t* state) const noexcept { XXH3_freeState(state); }
 };
@@ -283,11 +198,13 @@ template <typename Sink>
 void unpack_payload(std::span<const uint8_t> stored, const FilterHeader& h, const std::string& path,
                     uint8_t* window, uint64_t window_bytes, Sink&& sink) {
   const uint64_t raw = h.payload_raw_bytes;
-  if (h.codec == PayloadCodec::kNone) {
+  if (h.codec != PayloadCodec::kZstd) {  // stored as is; codec 2 after its table and padding
+    const uint64_t skip =
+        h.codec == PayloadCodec::kRawChunked ? h.raw_payload_offset - h.header_bytes : 0;
     for (uint64_t at = 0; at < raw; at += window_bytes) {
       const uint64_t n = std::min(window_bytes, raw - at);
-      std::memcpy(window, stored.data() + at, n);
-      sink(at, n, at + n);
+      std::memcpy(window, stored.data() + skip + at, n);
+      sink(at, n, skip + at + n);
     }
     return;
   }
@@ -318,12 +235,36 @@ void unpack_payload(std::span<const uint8_t> stored, const FilterHeader& h, cons
   if (produced != raw || in.pos != in.size) corrupt(path, "payload length mismatch");
 }
 
+// for_each_payload_chunk for codec 2: each chunk verified just before its words are handed out
+// (in place on little-endian machines), and released from memory after.
+void stream_raw_payload(const MappedFile& file, const FilterHeader& h, const std::string& path,
+                        const std::function<void(uint64_t, std::span<const uint64_t>)>& fn) {
+  const RawPayloadView view(file.bytes(), h, path);
+  const uint64_t window_bytes = std::max<uint64_t>(h.raw_chunk_bytes, uint64_t{2} << 20);
+  const auto payload = view.payload();
+  WordBuffer converted;
+  for (uint64_t at = 0; at < payload.size(); at += window_bytes) {
+    const uint64_t n = std::min(window_bytes, payload.size() - at);
+    view.verify_bytes(at, at + n);
+    const auto* src = reinterpret_cast<const uint64_t*>(payload.data() + at);
+    if constexpr (std::endian::native == std::endian::big) {
+      if (converted.size() == 0) converted = WordBuffer(window_bytes / 8);
+      for (uint64_t i = 0; i < n / 8; ++i)
+        converted.data()[i] = le::load<uint64_t>(payload.data() + at + i * 8);
+      src = converted.data();
+    }
+    fn(at / 8, std::span<const uint64_t>(src, n / 8));
+    file.release(h.raw_payload_offset + at, h.raw_payload_offset + at + n);
+  }
+}
+
 bool same_file_header(const FilterHeader& a, const FilterHeader& b) {
   return a.header_bytes == b.header_bytes && a.payload_checksum == b.payload_checksum &&
          a.payload_stored_bytes == b.payload_stored_bytes &&
          a.payload_raw_bytes == b.payload_raw_bytes && a.codec == b.codec && a.kind == b.kind &&
          a.variant == b.variant && a.hash_id == b.hash_id && a.seed == b.seed && a.m == b.m &&
-         a.k == b.k;
+         a.k == b.k && a.raw_chunk_bytes == b.raw_chunk_bytes &&
+         a.raw_payload_offset == b.raw_payload_offset;
 }
 
 }  // namespace
@@ -338,6 +279,25 @@ const char* filter_kind_name(FilterKind kind) noexcept {
       return "binary-fuse";
   }
   return "unknown";
+}
+
+const char* payload_codec_name(PayloadCodec codec) noexcept {
+  switch (codec) {
+    case PayloadCodec::kNone:
+      return "none";
+    case PayloadCodec::kZstd:
+      return "zstd";
+    case PayloadCodec::kRawChunked:
+      return "raw";
+  }
+  return "unknown";
+}
+
+PayloadCodec parse_payload_codec(const std::string& name) {
+  if (name == "zstd") return PayloadCodec::kZstd;
+  if (name == "raw") return PayloadCodec::kRawChunked;
+  throw Error(ErrorCode::kInvalidArgument,
+              "unknown payload codec '" + name + "' (expected zstd or raw)");
 }
 
 FilterHeader parse_filter_header(std::span<const uint8_t> bytes, uint64_t file_bytes,
@@ -399,7 +359,7 @@ FilterHeader parse_filter_header(std::span<const uint8_t> bytes, uint64_t file_b
   h.payload_raw_bytes = le::load<uint64_t>(p + 88);
   h.payload_stored_bytes = le::load<uint64_t>(p + 96);
   const uint32_t codec = le::load<uint32_t>(p + 104);
-  if (codec > 1) {
+  if (codec > 2) {
     throw Error(ErrorCode::kUnsupported,
                 path + ": unsupported: payload codec " + std::to_string(codec));
   }
@@ -409,6 +369,7 @@ FilterHeader parse_filter_header(std::span<const uint8_t> bytes, uint64_t file_b
   // Tag-length-value fields between the fixed header and the checksum.
   size_t at = kFixedHeaderBytes;
   const size_t end = header_bytes - kChecksumBytes;
+  bool seen_raw_layout = false;
   while (at < end) {
     if (end - at < kFieldHeaderBytes)
       corrupt(path, "header field at byte " + std::to_string(at) + " is cut short");
@@ -443,6 +404,13 @@ FilterHeader parse_filter_header(std::span<const uint8_t> bytes, uint64_t file_b
         if (len != 8) corrupt(path, "empty-lines field has bad length");
         h.empty_lines = le::load<uint64_t>(p + at);
         break;
+      case FieldTag::kRawLayout:
+        if (len != kRawLayoutFieldBytes || seen_raw_layout)
+          corrupt(path, "raw layout field has bad length or appears twice");
+        seen_raw_layout = true;
+        h.raw_chunk_bytes = le::load<uint64_t>(p + at);
+        h.raw_payload_offset = le::load<uint64_t>(p + at + 8);
+        break;
       case FieldTag::kSignature:
         if (h.signature) corrupt(path, "more than one signature field");
         h.signature = parse_signature_field({p + at, len}, at, path);
@@ -460,16 +428,11 @@ FilterHeader parse_filter_header(std::span<const uint8_t> bytes, uint64_t file_b
     at += len;
   }
 
-  // Declared sizes against the file and sane limits, before anything is allocated.
-  if (h.payload_stored_bytes > file_bytes - header_bytes) {
-    throw Error(ErrorCode::kCorrupt, path + ": truncated: file has " + std::to_string(file_bytes) +
-                                         " bytes, its header declares " +
-                                         std::to_string(header_bytes) + " header bytes and " +
-                                         std::to_string(h.payload_stored_bytes) + " payload bytes");
+  if ((h.codec == PayloadCodec::kRawChunked) != seen_raw_layout) {
+    corrupt(path, seen_raw_layout ? "raw layout field (8) in a file whose codec is not raw"
+                                  : "raw payload without its layout field (8)");
   }
-  const uint64_t need = header_bytes + h.payload_stored_bytes;
-  if (need < file_bytes)
-    corrupt(path, std::to_string(file_bytes - need) + " bytes after the payload");
+  // Declared sizes against the file and sane limits, before anything is allocated.
   if (h.payload_raw_bytes == 0 || h.payload_raw_bytes % 8 != 0) {
     corrupt(path, "payload length " + std::to_string(h.payload_raw_bytes) +
                       " is not a positive multiple of 8");
@@ -479,6 +442,19 @@ FilterHeader parse_filter_header(std::span<const uint8_t> bytes, uint64_t file_b
                                                std::to_string(h.payload_raw_bytes) +
                                                " bytes exceeds the limit of 2^40 bits");
   }
+  if (h.codec == PayloadCodec::kRawChunked) {
+    const std::string why = raw_layout_problem(h);
+    if (!why.empty()) corrupt(path, why);
+  }
+  if (h.payload_stored_bytes > file_bytes - header_bytes) {
+    throw Error(ErrorCode::kCorrupt, path + ": truncated: file has " + std::to_string(file_bytes) +
+                                         " bytes, its header declares " +
+                                         std::to_string(header_bytes) + " header bytes and " +
+                                         std::to_string(h.payload_stored_bytes) + " payload bytes");
+  }
+  const uint64_t need = header_bytes + h.payload_stored_bytes;
+  if (need < file_bytes)
+    corrupt(path, std::to_string(file_bytes - need) + " bytes after the payload");
   if (h.codec == PayloadCodec::kNone && h.payload_raw_bytes != h.payload_stored_bytes) {
     corrupt(path, "uncompressed payload length does not match the stored length");
   }
@@ -499,8 +475,11 @@ FilterFileContents parse_filter_file(std::span<const uint8_t> bytes, const std::
                                    bytes.size(), path);
   const FilterHeader& h = out.header;
   const auto stored = bytes.subspan(h.header_bytes, h.payload_stored_bytes);
-  if (XXH3_64bits(stored.data(), stored.size()) != h.payload_checksum)
+  if (h.codec == PayloadCodec::kRawChunked) {
+    RawPayloadView(bytes, h, path).verify_all();
+  } else if (XXH3_64bits(stored.data(), stored.size()) != h.payload_checksum) {
     corrupt(path, "payload checksum mismatch");
+  }
   if (h.codec == PayloadCodec::kZstd &&
       ZSTD_getFrameContentSize(stored.data(), stored.size()) != h.payload_raw_bytes) {
     corrupt(path, "compressed payload does not declare the expected length");
@@ -533,6 +512,10 @@ void for_each_payload_chunk(const std::string& path, const FilterHeader& expecte
       bytes.first(std::min<size_t>(bytes.size(), kMaxHeaderBytes)), bytes.size(), path);
   if (!same_file_header(h, expected))
     throw Error(ErrorCode::kIOError, path + ": the file changed while it was being read");
+  if (h.codec == PayloadCodec::kRawChunked) {
+    stream_raw_payload(file, h, path, fn);
+    return;
+  }
   const auto stored = bytes.subspan(h.header_bytes, h.payload_stored_bytes);
 
   const XxhState state = make_xxh_state();
@@ -565,11 +548,23 @@ FilterFileContents read_filter_file(const std::string& path) {
 }
 
 namespace {
+
+uint64_t chunk_bytes_of(const WriteOptions& options) {
+  return options.raw_chunk_bytes == 0 ? kDefaultRawChunkBytes : options.raw_chunk_bytes;
+}
+
 void check_write_options(const WriteOptions& options) {
-  if (options.codec != PayloadCodec::kZstd) {
+  if (options.codec == PayloadCodec::kZstd) return;
+  if (options.codec != PayloadCodec::kRawChunked) {
     throw Error(ErrorCode::kInvalidArgument,
                 "payload codec " + std::to_string(static_cast<uint32_t>(options.codec)) +
                     " cannot be written");
+  }
+  const uint64_t c = chunk_bytes_of(options);
+  if (!std::has_single_bit(c) || c < kMinRawChunkBytes || c > kMaxRawChunkBytes) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "raw chunk size " + std::to_string(c) + " is not a power of two from " +
+                    std::to_string(kMinRawChunkBytes) + " to " + std::to_string(kMaxRawChunkBytes));
   }
 }
 
@@ -583,6 +578,44 @@ void reserve_signature(FilterHeader& header, const WriteOptions& options) {
   header.signature = field;
   header.minor = kFormatMinorLatest;
 }
+
+// Fills in a codec-2 header (layout, sizes, checksum of `table`, minor 1) and returns it
+// serialised, with the chunk table and the zero padding after it: everything before the payload.
+std::vector<uint8_t> raw_file_head(FilterHeader& header, uint64_t raw_bytes, uint64_t chunk_bytes,
+                                   const std::vector<uint8_t>& table) {
+  header.codec = PayloadCodec::kRawChunked;
+  header.minor = std::max(header.minor, kFormatMinorLatest);
+  header.payload_raw_bytes = raw_bytes;
+  header.raw_chunk_bytes = chunk_bytes;
+  header.raw_payload_offset = 0;
+  serialize_header(header);  // header_bytes does not depend on the values of the fields
+  header.raw_payload_offset = raw_payload_offset_for(header.header_bytes, raw_bytes, chunk_bytes);
+  header.payload_stored_bytes = header.raw_payload_offset - header.header_bytes + raw_bytes;
+  header.payload_checksum = XXH3_64bits(table.data(), table.size());
+  std::vector<uint8_t> head = serialize_header(header);
+  head.insert(head.end(), table.begin(), table.end());
+  head.resize(static_cast<size_t>(header.raw_payload_offset), 0);
+  return head;
+}
+
+// Hands the payload to `sink` as little-endian bytes, at most 1 MiB at a time.
+template <typename Sink>
+void emit_raw_words(std::span<const uint64_t> words, uint64_t raw_bytes, Sink&& sink) {
+  constexpr uint64_t kPiece = 1u << 20;
+  std::vector<uint8_t> le_piece;
+  const auto* bytes = reinterpret_cast<const uint8_t*>(words.data());
+  for (uint64_t at = 0; at < raw_bytes; at += kPiece) {
+    const size_t n = static_cast<size_t>(std::min(kPiece, raw_bytes - at));
+    if constexpr (std::endian::native == std::endian::big) {
+      le_piece.resize(n);
+      for (size_t i = 0; i < n; i += 8) le::store<uint64_t>(&le_piece[i], words[(at + i) / 8]);
+      sink(std::span<const uint8_t>(le_piece.data(), n));
+    } else {
+      sink(std::span<const uint8_t>(bytes + at, n));
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<uint8_t> encode_filter_file(FilterHeader& header, std::span<const uint64_t> words,
@@ -591,20 +624,29 @@ std::vector<uint8_t> encode_filter_file(FilterHeader& header, std::span<const ui
   header.payload_raw_bytes = raw_bytes;
   check_payload_shape(header);
   reserve_signature(header, options);
-  std::vector<uint8_t> payload;
-  const XxhState state = make_xxh_state();
-  compress_payload(words, raw_bytes, [&](std::span<const uint8_t> chunk) {
-    XXH3_64bits_update(state.get(), chunk.data(), chunk.size());
-    payload.insert(payload.end(), chunk.begin(), chunk.end());
-  });
-  header.payload_checksum = XXH3_64bits_digest(state.get());
-  header.codec = PayloadCodec::kZstd;
-  header.payload_stored_bytes = payload.size();
-  std::vector<uint8_t> out = serialize_header(header);
-  out.insert(out.end(), payload.begin(), payload.end());
+  std::vector<uint8_t> out;
+  if (options.codec == PayloadCodec::kRawChunked) {
+    const uint64_t chunk = chunk_bytes_of(options);
+    out = raw_file_head(header, raw_bytes, chunk, raw_chunk_table(words, raw_bytes, chunk));
+    emit_raw_words(words, raw_bytes,
+                   [&](std::span<const uint8_t> b) { out.insert(out.end(), b.begin(), b.end()); });
+  } else {
+    std::vector<uint8_t> payload;
+    const XxhState state = make_xxh_state();
+    compress_payload(words, raw_bytes, [&](std::span<const uint8_t> chunk) {
+      XXH3_64bits_update(state.get(), chunk.data(), chunk.size());
+      payload.insert(payload.end(), chunk.begin(), chunk.end());
+    });
+    header.payload_checksum = XXH3_64bits_digest(state.get());
+    header.codec = PayloadCodec::kZstd;
+    header.raw_chunk_bytes = header.raw_payload_offset = 0;
+    header.payload_stored_bytes = payload.size();
+    out = serialize_header(header);
+    out.insert(out.end(), payload.begin(), payload.end());
+  }
   if (options.signing_key != nullptr) {
     sign_file_header(
-        std::span<uint8_t>(out.data(), header.header_bytes), header, payload.size(),
+        std::span<uint8_t>(out.data(), header.header_bytes), header, header.payload_stored_bytes,
         [&](uint64_t at, std::span<uint8_t> buf) {
           std::memcpy(buf.data(), out.data() + header.header_bytes + at, buf.size());
         },
@@ -627,6 +669,25 @@ uint64_t write_filter_file(const std::string& path, FilterHeader& header,
   check_payload_shape(header);
   reserve_signature(header, options);
   AtomicFile file(path);
+  if (options.codec == PayloadCodec::kRawChunked) {
+    const uint64_t chunk = chunk_bytes_of(options);
+    std::vector<uint8_t> head =
+        raw_file_head(header, raw_bytes, chunk, raw_chunk_table(words, raw_bytes, chunk));
+    file.write(head);
+    emit_raw_words(words, raw_bytes, [&](std::span<const uint8_t> b) { file.write(b); });
+    if (options.signing_key != nullptr) {
+      head.resize(static_cast<size_t>(header.header_bytes));
+      sign_file_header(
+          head, header, header.payload_stored_bytes,
+          [&](uint64_t at, std::span<uint8_t> buf) { file.pread(buf, head.size() + at); },
+          *options.signing_key);
+      file.pwrite(head, 0);
+    }
+    file.commit();
+    return header.raw_payload_offset + raw_bytes;
+  }
+  header.codec = PayloadCodec::kZstd;
+  header.raw_chunk_bytes = header.raw_payload_offset = 0;
   // The header's length does not depend on the payload, so a placeholder is written first and
   // replaced once the payload's length and checksum are known.
   std::vector<uint8_t> head = serialize_header(header);
@@ -645,7 +706,6 @@ uint64_t write_filter_file(const std::string& path, FilterHeader& header,
   });
   file.write(pending);
   header.payload_checksum = XXH3_64bits_digest(state.get());
-  header.codec = PayloadCodec::kZstd;
   header.payload_stored_bytes = stored;
   head = serialize_header(header);
   if (options.signing_key != nullptr) {

@@ -159,6 +159,17 @@ bool XorFilter::contains_hash(uint64_t h) const noexcept {
   });
 }
 
+void XorFilter::visit_probed_words(std::span<const uint64_t> hashes, WordVisitor visit,
+                                   void* ctx) const noexcept {
+  with_mapping(params_, [&](auto fp, const auto& map) {
+    constexpr uint64_t kBytes = sizeof(decltype(fp));
+    for (const uint64_t h : hashes) {
+      const Slots s = map.slots(h);
+      for (const uint64_t slot : {s.p0, s.p1, s.p2}) visit(ctx, slot * kBytes / 8);
+    }
+  });
+}
+
 void XorFilter::contains_batch(std::span<const uint64_t> hashes, uint8_t* out) const noexcept {
   const auto* f = reinterpret_cast<const uint8_t*>(words_.data());
   with_mapping(params_, [&](auto fp, const auto& map) {

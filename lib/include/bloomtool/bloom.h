@@ -36,7 +36,9 @@ class BloomFilter final : public Filter {
   uint32_t k() const noexcept { return k_; }
   BloomVariant variant() const noexcept { return variant_; }
   uint64_t set_bit_count() const noexcept;
-  std::span<const uint64_t> words() const noexcept { return words_.span(); }
+  std::span<const uint64_t> words() const noexcept override { return words_.span(); }
+  void visit_probed_words(std::span<const uint64_t> hashes, WordVisitor visit,
+                          void* ctx) const noexcept override;
   std::span<uint64_t> mutable_words() noexcept { return words_.span(); }
 
   // Number of 64-bit words that hold m bits.

@@ -34,6 +34,11 @@ enum class PayloadCodec : uint32_t {
   kRawChunked = 2,  // 1.1: uncompressed, page-aligned, one checksum per chunk (mappable)
 };
 
+// "none", "zstd", "raw"; parse_payload_codec takes "zstd" or "raw" (the codecs bloomtool writes)
+// and throws kInvalidArgument naming the others.
+const char* payload_codec_name(PayloadCodec codec) noexcept;
+PayloadCodec parse_payload_codec(const std::string& name);
+
 // Optional and required fields after the fixed header, each a tag-length-value record.
 enum class FieldTag : uint16_t {
   kToolVersion = 1,    // UTF-8 text
@@ -86,6 +91,10 @@ struct FilterHeader {
   std::vector<uint64_t> kind_params;
   uint64_t empty_lines = 0;
   std::optional<SignatureField> signature;  // field 9: present in signed files
+  // Codec 2 only (field 8): bytes per checksummed chunk and the payload's offset in the file;
+  // 0 for the other codecs. The chunk table lies at header_bytes.
+  uint64_t raw_chunk_bytes = 0;
+  uint64_t raw_payload_offset = 0;
 
   uint64_t header_bytes = 0;  // filled in by the reader and writer
 };
@@ -109,8 +118,9 @@ FilterFileContents read_filter_file(const std::string& path);
 // Streams the payload of the filter file at `path` to `fn` as consecutive chunks of host-order
 // words, fn(index of the chunk's first word, words), in order and without gaps. `expected` is the
 // header read_filter_header returned for the same path; a file that no longer carries it is an
-// kIOError. The payload checksum is verified over the stored bytes before the first chunk, and
-// stored bytes are dropped from memory once used, so memory stays near one chunk (2 MiB).
+// kIOError. The payload checksum is verified over the stored bytes before the first chunk (codec
+// 2: the chunk table, then each chunk before it is handed out), and stored bytes are dropped from
+// memory once used, so memory stays near one window (2 MiB, or one chunk if larger).
 void for_each_payload_chunk(const std::string& path, const FilterHeader& expected,
                             const std::function<void(uint64_t, std::span<const uint64_t>)>& fn);
 
@@ -134,10 +144,14 @@ struct WriteOptions {
   // Signs the file with this key (field 9, format 1.1); must outlive the write. Without a key any
   // signature the header carries is dropped.
   const SigningKey* signing_key = nullptr;
+  // Codec 2: bytes per checksummed chunk, a power of two in [kMinRawChunkBytes,
+  // kMaxRawChunkBytes]; see raw_payload.h for the default.
+  uint64_t raw_chunk_bytes = 0;  // 0: kDefaultRawChunkBytes
 };
 
-// Serialises header and payload into `out` with the payload zstd-compressed; fills in the
-// payload sizes and checksum. payload holds raw_bytes bytes of little-endian data.
+// Serialises header and payload into `out` with the payload zstd-compressed or, with codec 2,
+// raw and chunk-checksummed; fills in the payload sizes, checksum, codec, layout and minor
+// version. payload holds raw_bytes bytes of little-endian data.
 std::vector<uint8_t> encode_filter_file(FilterHeader& header, std::span<const uint64_t> words,
                                         uint64_t raw_bytes, const WriteOptions& options = {});
 

@@ -61,7 +61,9 @@ class XorFilter final : public Filter {
   void contains_batch(std::span<const uint64_t> hashes, uint8_t* out) const noexcept override;
 
   const XorParams& params() const noexcept { return params_; }
-  std::span<const uint64_t> words() const noexcept { return words_.span(); }
+  std::span<const uint64_t> words() const noexcept override { return words_.span(); }
+  void visit_probed_words(std::span<const uint64_t> hashes, WordVisitor visit,
+                          void* ctx) const noexcept override;
 
  private:
   XorParams params_;

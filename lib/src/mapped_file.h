@@ -1,0 +1,132 @@
+// A filter file's bytes, mapped (regular files) or read whole (pipes, devices), for the readers
+// of filter_file.cpp and raw_payload.cpp.
+#pragma once
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "bloomtool/error.h"
+#include "bloomtool/filter_file.h"
+#include "bloomtool/model.h"
+
+namespace bloomtool {
+
+// How a mapping will be read: front to back (streaming) or at random places (queries of a raw
+// payload, which also write-protect nothing: the pages are private and copy-on-write).
+enum class MapAccess { kSequential, kRandom };
+
+// A file's bytes, mapped (regular files) or read whole (pipes, devices). Owns its descriptor and
+// mapping: movable, not copyable.
+class MappedFile {
+ public:
+  explicit MappedFile(const std::string& path, MapAccess access = MapAccess::kSequential) {
+    try {
+      open_and_map(path, access);
+    } catch (...) {
+      close_all();
+      throw;
+    }
+  }
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  MappedFile(MappedFile&& other) noexcept
+      : fd_(std::exchange(other.fd_, -1)),
+        map_(std::exchange(other.map_, nullptr)),
+        size_(std::exchange(other.size_, 0)),
+        copy_(std::move(other.copy_)) {}
+  MappedFile& operator=(MappedFile&& other) noexcept {
+    if (this != &other) {
+      close_all();
+      fd_ = std::exchange(other.fd_, -1);
+      map_ = std::exchange(other.map_, nullptr);
+      size_ = std::exchange(other.size_, 0);
+      copy_ = std::move(other.copy_);
+      other.copy_.clear();
+    }
+    return *this;
+  }
+  ~MappedFile() { close_all(); }
+  std::span<const uint8_t> bytes() const { return {map_, static_cast<size_t>(size_)}; }
+
+  // Drops the pages wholly before `end` that lie at or after `begin` from this process's memory
+  // (they stay in the page cache and fault back in if read again). A no-op for a pipe's copy.
+  void release(uint64_t begin, uint64_t end) const {
+    if (!copy_.empty() || map_ == nullptr) return;
+    const auto page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+    const uint64_t from = begin / page * page, to = end / page * page;
+    if (to > from) madvise(const_cast<uint8_t*>(map_) + from, to - from, MADV_DONTNEED);
+  }
+  // Asks the kernel to read [begin, end) ahead of its use (one request instead of a fault per
+  // page when the mapping is read at random places).
+  void will_need(uint64_t begin, uint64_t end) const {
+    if (!copy_.empty() || map_ == nullptr) return;
+    const auto page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+    const uint64_t from = begin / page * page;
+    if (end > from) madvise(const_cast<uint8_t*>(map_) + from, end - from, MADV_WILLNEED);
+  }
+  bool is_mapping() const noexcept { return copy_.empty() && map_ != nullptr; }
+
+ private:
+  void open_and_map(const std::string& path, MapAccess access) {
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) throw_io_error(path, errno);
+    struct stat st;
+    if (fstat(fd_, &st) != 0) throw_io_error(path, errno);
+    if (S_ISDIR(st.st_mode)) throw_io_error(path, EISDIR);
+    if (S_ISREG(st.st_mode)) {
+      size_ = static_cast<uint64_t>(st.st_size);
+      if (size_ != 0) {
+        const int prot = access == MapAccess::kRandom ? PROT_READ | PROT_WRITE : PROT_READ;
+        void* p = mmap(nullptr, size_, prot, MAP_PRIVATE, fd_, 0);
+        if (p == MAP_FAILED) throw_io_error(path, errno);
+        map_ = static_cast<const uint8_t*>(p);
+        madvise(p, size_, access == MapAccess::kRandom ? MADV_RANDOM : MADV_SEQUENTIAL);
+      }
+    } else {
+      // A pipe or device: read it whole, bounded by the largest file a reader accepts.
+      const uint64_t limit = model::kMaxBits / 8 + kMaxHeaderBytes + (1u << 20);
+      uint8_t chunk[1 << 16];
+      for (;;) {
+        const ssize_t r = ::read(fd_, chunk, sizeof chunk);
+        if (r < 0) {
+          if (errno == EINTR) continue;
+          throw_io_error(path, errno);
+        }
+        if (r == 0) break;
+        if (copy_.size() + static_cast<size_t>(r) > limit) {
+          throw Error(ErrorCode::kLimitExceeded,
+                      path + ": input larger than any valid filter file");
+        }
+        copy_.insert(copy_.end(), chunk, chunk + r);
+      }
+      size_ = copy_.size();
+      map_ = copy_.data();
+    }
+  }
+  void close_all() noexcept {
+    if (map_ != nullptr && copy_.empty() && size_ != 0) munmap(const_cast<uint8_t*>(map_), size_);
+    map_ = nullptr;
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+
+  int fd_ = -1;
+  const uint8_t* map_ = nullptr;
+  uint64_t size_ = 0;
+  std::vector<uint8_t> copy_;
+};
+
+static_assert(!std::is_copy_constructible_v<MappedFile> &&
+              std::is_move_constructible_v<MappedFile>);
+
+}  // namespace bloomtool

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# The raw payload codec and `convert`: raw files answer exactly as zstd files do; converting to raw
+# and back gives back the original bytes (zstd files stay as 1.0 wrote them); convert keeps every
+# header fact, writes atomically, refuses damaged input with one error line and exit 2.
+source "$(dirname "$0")/lib.sh"
+export SOURCE_DATE_EPOCH=1700000000
+G=$TESTDATA/golden
+
+# Every golden 1.0 file, to raw and back: byte for byte the original.
+for f in "$G"/v1-*.bf; do
+  name=$(basename "$f")
+  run "$BT" convert -q --codec raw "$f" -o "raw-$name"
+  expect_rc 0 "convert --codec raw $name"
+  run "$BT" stats "raw-$name"
+  expect_rc 0 "stats of raw $name"
+  expect_match "$OUT" "format +1\.1" "raw $name is format 1.1"
+  run "$BT" convert -q "raw-$name" -o "back-$name"
+  expect_rc 0 "convert back $name"
+  expect_same_file "back-$name" "$f" "$name to raw and back"
+  # Raw and zstd answer alike, members and non-members.
+  cat "$G/keys.txt" "$TESTDATA/nonmembers-10k.txt" >probe.txt
+  expect_eq "$("$BT" query "raw-$name" probe.txt | md5sum)" "$("$BT" query "$f" probe.txt | md5sum)" \
+    "query answers of raw $name"
+done
+
+# build --codec raw equals build + convert; xor-build and merge too.
+seq 1 20000 >keys.txt
+"$BT" build -q -p 1% -o z.bf keys.txt
+"$BT" build -q -p 1% --codec raw -o r.bf keys.txt
+"$BT" convert -q --codec raw z.bf -o zr.bf
+expect_same_file r.bf zr.bf "build --codec raw equals convert --codec raw"
+"$BT" xor-build -q -o xz.bf keys.txt
+"$BT" xor-build -q --codec raw -o xr.bf keys.txt
+"$BT" convert -q --codec raw xz.bf -o xzr.bf
+expect_same_file xr.bf xzr.bf "xor-build --codec raw equals convert --codec raw"
+"$BT" merge -q --codec raw -o m.bf r.bf z.bf
+"$BT" merge -q -o mz.bf r.bf z.bf
+"$BT" convert -q --codec raw mz.bf -o mzr.bf
+expect_same_file m.bf mzr.bf "merge --codec raw equals convert --codec raw"
+expect_eq "$("$BT" query mz.bf keys.txt probe.txt | md5sum)" "$("$BT" query z.bf keys.txt probe.txt | md5sum)" \
+  "merge of a raw and a zstd input: the same bits"
+size=$(stat -c %s r.bf)
+run "$BT" stats --json r.bf
+expect_match "$OUT" '"codec": *"raw"' "stats --json names the codec"
+
+# Standard output and in place.
+"$BT" convert -q --codec raw z.bf -o - >stdout.bf
+expect_same_file stdout.bf r.bf "convert -o - writes the same bytes"
+cp r.bf inplace.bf
+run "$BT" convert -q inplace.bf -o inplace.bf
+expect_rc 0 "convert in place"
+expect_same_file inplace.bf z.bf "convert in place"
+run "$BT" convert z.bf -o sum.bf --codec raw
+expect_match "$ERR" "wrote sum.bf: bloom filter, payload raw" "summary line"
+
+# Errors: one line, exit 2, output untouched.
+cp z.bf keep.bf
+head -c 5000 r.bf >cut.bf
+run "$BT" convert cut.bf -o keep.bf
+expect_rc 2 "truncated input"
+expect_one_error_line "truncated input"
+expect_match "$ERR" "^bloomtool: cut.bf: (corrupt|truncated)" "names the file"
+expect_same_file keep.bf z.bf "output untouched after a refused input"
+cp r.bf flip.bf
+printf '\xff' | dd of=flip.bf bs=1 seek=$((size - 10)) conv=notrunc status=none
+run "$BT" convert flip.bf -o keep.bf
+expect_rc 2 "flipped payload byte"
+expect_match "$ERR" "^bloomtool: flip.bf: corrupt: payload chunk [0-9]+ at byte offset [0-9]+" \
+  "flipped byte named by chunk and offset"
+expect_same_file keep.bf z.bf "output untouched after a corrupt chunk"
+run "$BT" convert --codec lz4 z.bf -o keep.bf
+expect_rc 2 "unknown codec"
+expect_eq "$ERR" "bloomtool: --codec: unknown payload codec 'lz4' (expected zstd or raw)" "codec error"
+run "$BT" build -q --codec lz4 -o never.bf keys.txt
+expect_rc 2 "build --codec lz4"
+CHECKS=$((CHECKS + 1))
+[ ! -e never.bf ] || fail "build --codec lz4 wrote a file"
+finish
