@@ -16,7 +16,12 @@ for f in "$G"/v1-*.bf; do
   expect_match "$OUT" "format +1\.1" "raw $name is format 1.1"
   run "$BT" convert -q "raw-$name" -o "back-$name"
   expect_rc 0 "convert back $name"
-  expect_same_file "back-$name" "$f" "$name to raw and back"
+  if [[ $name == *signed* ]]; then  # the signature covers the old bytes: not carried over
+    run "$BT" stats "back-$name"
+    expect_match "$OUT" "unsigned" "converted $name is unsigned"
+  else
+    expect_same_file "back-$name" "$f" "$name to raw and back"
+  fi
   # Raw and zstd answer alike, members and non-members.
   cat "$G/keys.txt" "$TESTDATA/nonmembers-10k.txt" >probe.txt
   expect_eq "$("$BT" query "raw-$name" probe.txt | md5sum)" "$("$BT" query "$f" probe.txt | md5sum)" \

@@ -19,7 +19,8 @@ struct ConvertResult {
 // payload, the kind's own checks), then writes the same filter to `output` atomically ("-":
 // standard output) as `options` say. Every header fact is kept (kind, geometry, seed, counts,
 // creation time, label, tool version, key options); only the codec, its layout and the format
-// minor version (1 only when a 1.1 feature is used) change. Memory: one filter. Throws
+// minor version (1 only when a 1.1 feature is used) change; a signature is dropped, unless
+// `options` sign the output again. Memory: one filter. Throws
 // bloomtool::Error naming the file at fault; `output` is untouched on any error.
 ConvertResult convert_filter_file(const std::string& input, const std::string& output,
                                   const WriteOptions& options);
