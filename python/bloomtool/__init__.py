@@ -290,7 +290,8 @@ class Filter:
         return self._handle is None
 
     def close(self) -> None:
-        """Releases the filter; further queries raise ArgumentError. Calling it twice is fine."""
+        """Releases the filter; further queries raise ArgumentError. Calling it twice is fine.
+        Like closing a file, it must not race with a query on the same filter in another thread."""
         handle, self._handle = self._handle, None
         if handle is not None:
             _lib.bloomtool_close(handle)
@@ -302,8 +303,11 @@ class Filter:
         self.close()
 
     def __del__(self) -> None:
-        if getattr(self, "_handle", None) is not None:
-            self.close()
+        try:
+            if getattr(self, "_handle", None) is not None:
+                self.close()
+        except Exception:  # interpreter shutdown: the library may already be gone
+            pass
 
     def __repr__(self) -> str:
         state = "closed" if self._handle is None else "open"
