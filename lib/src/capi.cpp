@@ -12,7 +12,8 @@
 #include "bloomtool/version.h"
 
 struct bloomtool_filter {
-  explicit bloomtool_filter(const std::string& path) : reader(path) {}
+  bloomtool_filter(const std::string& path, const bloomtool::ReaderOptions& options)
+      : reader(path, options) {}
   bloomtool::Reader reader;
 };
 
@@ -48,8 +49,8 @@ bloomtool_status status_of(bloomtool::ErrorCode code) noexcept {
       return BLOOMTOOL_ERR_IO;
     case bloomtool::ErrorCode::kLimitExceeded:
       return BLOOMTOOL_ERR_LIMIT_EXCEEDED;
-    case bloomtool::ErrorCode::kUntrusted:  // no C API call checks signatures (yet)
-      return BLOOMTOOL_ERR_INTERNAL;
+    case bloomtool::ErrorCode::kUntrusted:
+      return BLOOMTOOL_ERR_UNTRUSTED;
   }
   return BLOOMTOOL_ERR_INTERNAL;
 }
@@ -76,6 +77,19 @@ bloomtool_status no_filter() noexcept {
 
 char empty_byte = 0;
 
+bloomtool_status open_with(const char* path, const char* trusted_key,
+                           bloomtool_filter** out) noexcept {
+  if (out == nullptr) return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "no place to store the filter");
+  *out = nullptr;
+  if (path == nullptr) return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "no path (NULL)");
+  return guarded([&] {
+    bloomtool::ReaderOptions options;
+    if (trusted_key != nullptr) options.trusted_key = trusted_key;
+    *out = new bloomtool_filter(path, options);
+    return BLOOMTOOL_OK;
+  });
+}
+
 }  // namespace
 
 extern "C" {
@@ -85,13 +99,16 @@ const char* bloomtool_version(void) {
 }
 
 bloomtool_status bloomtool_open(const char* path, bloomtool_filter** out) {
-  if (out == nullptr) return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "no place to store the filter");
-  *out = nullptr;
-  if (path == nullptr) return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "no path (NULL)");
-  return guarded([&] {
-    *out = new bloomtool_filter(path);
-    return BLOOMTOOL_OK;
-  });
+  return open_with(path, nullptr, out);
+}
+
+bloomtool_status bloomtool_open_trusted(const char* path, const char* public_key_path,
+                                        bloomtool_filter** out) {
+  if (public_key_path == nullptr || *public_key_path == '\0') {
+    if (out != nullptr) *out = nullptr;
+    return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "no public key file (NULL or empty)");
+  }
+  return open_with(path, public_key_path, out);
 }
 
 void bloomtool_close(bloomtool_filter* filter) {
@@ -148,6 +165,9 @@ bloomtool_status bloomtool_get_info(const bloomtool_filter* filter, bloomtool_in
   full.hash = r.hash.c_str();
   full.seed = r.seed;
   full.file_bytes = r.file_bytes;
+  full.signature_signed = r.signature_signed ? 1 : 0;
+  full.signature_verified = r.signature_verified ? 1 : 0;
+  full.signature_key_id = r.signature_key_id.c_str();
   // A caller built against an older (shorter) struct gets the members it knows.
   std::memcpy(info, &full, info->size < sizeof full ? info->size : sizeof full);
   return BLOOMTOOL_OK;
@@ -176,6 +196,8 @@ const char* bloomtool_status_name(int status) {
       return "limit exceeded";
     case BLOOMTOOL_ERR_NO_MEMORY:
       return "out of memory";
+    case BLOOMTOOL_ERR_UNTRUSTED:
+      return "untrusted";
     default:
       return "internal error";
   }

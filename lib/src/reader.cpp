@@ -8,6 +8,7 @@
 #include "bloomtool/bloom.h"
 #include "bloomtool/error.h"
 #include "bloomtool/hash.h"
+#include "bloomtool/signature.h"
 #include "bloomtool/stats.h"
 
 namespace bloomtool {
@@ -52,14 +53,26 @@ ReaderInfo make_info(const LoadedFilter& loaded) {
   info.hash_id = h.hash_id;
   info.seed = h.seed;
   info.file_bytes = loaded.file_bytes;
+  if (h.signature) {
+    info.signature_signed = true;
+    if (h.signature->algorithm == kSignatureEd25519Blake2b)
+      info.signature_key_id = key_id_hex(h.signature->key_id);
+  }
   return info;
+}
+
+LoadedFilter open_filter(const std::string& path, const ReaderOptions& options) {
+  if (options.trusted_key.empty()) return load_filter(path);
+  return load_verified_filter(path, read_public_key(options.trusted_key));
 }
 
 }  // namespace
 
-Reader::Reader(const std::string& path) : path_(path), loaded_(load_filter(path)) {
+Reader::Reader(const std::string& path, const ReaderOptions& options)
+    : path_(path), loaded_(open_filter(path, options)) {
   normaliser_ = Normaliser::parse(loaded_.header.normalisation, path_);
   info_ = make_info(loaded_);
+  info_.signature_verified = !options.trusted_key.empty();
 }
 
 template <typename KeyAt>

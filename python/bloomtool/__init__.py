@@ -15,9 +15,10 @@ Keys are ``bytes`` (or ``bytearray``), or ``str`` encoded as UTF-8, and are norm
 filter file says, exactly as ``bloomtool query`` does. Errors raise a subclass of
 :class:`Error` carrying the message ``bloomtool`` prints: :class:`FilterFileError` (a
 ``ValueError``) for a file that is corrupt, unsupported or too large, :class:`OpenError` (an
-``OSError``) when the file cannot be opened or read, :class:`ArgumentError` (a ``ValueError``)
-for a bad argument or a closed filter. One :class:`Filter` may be queried from many threads at
-once.
+``OSError``) when the file cannot be opened or read, :class:`UntrustedError` (a
+``ValueError``) when ``open(path, trusted_key=...)`` finds the file unsigned, signed by another
+key or altered, :class:`ArgumentError` (a ``ValueError``) for a bad argument or a closed filter.
+One :class:`Filter` may be queried from many threads at once.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ __all__ = [
     "InternalError",
     "OpenError",
     "OutOfMemoryError",
+    "UntrustedError",
     "library_version",
     "open",
 ]
@@ -51,6 +53,8 @@ _UNSUPPORTED = 4
 _IO = 5
 _LIMIT_EXCEEDED = 6
 _NO_MEMORY = 7
+_INTERNAL = 8
+_UNTRUSTED = 9
 
 
 class Error(Exception):
@@ -90,6 +94,10 @@ class OpenError(Error, OSError):
         return self.message
 
 
+class UntrustedError(Error, ValueError):
+    """Opened with a trusted key, the file is not signed by it or was altered since it was."""
+
+
 class OutOfMemoryError(Error, MemoryError):
     """An allocation failed inside the library."""
 
@@ -106,6 +114,8 @@ _ERROR_CLASSES = {
     _IO: OpenError,
     _LIMIT_EXCEEDED: FilterFileError,
     _NO_MEMORY: OutOfMemoryError,
+    _INTERNAL: InternalError,
+    _UNTRUSTED: UntrustedError,
 }
 
 
@@ -128,6 +138,9 @@ class _Info(ctypes.Structure):
         ("hash", ctypes.c_char_p),
         ("seed", ctypes.c_uint64),
         ("file_bytes", ctypes.c_uint64),
+        ("signature_signed", ctypes.c_int32),
+        ("signature_verified", ctypes.c_int32),
+        ("signature_key_id", ctypes.c_char_p),
     ]
 
 
@@ -155,6 +168,9 @@ def _load() -> ctypes.CDLL:
     lib.bloomtool_version.restype = ctypes.c_char_p
     lib.bloomtool_open.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]
     lib.bloomtool_open.restype = ctypes.c_int
+    lib.bloomtool_open_trusted.argtypes = [ctypes.c_char_p, ctypes.c_char_p,
+                                           ctypes.POINTER(ctypes.c_void_p)]
+    lib.bloomtool_open_trusted.restype = ctypes.c_int
     lib.bloomtool_close.argtypes = [ctypes.c_void_p]
     lib.bloomtool_close.restype = None
     lib.bloomtool_contains.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t]
@@ -201,11 +217,16 @@ def library_version() -> str:
 class Filter:
     """An open filter file; create it with :func:`open`. Safe to query from several threads."""
 
-    def __init__(self, path: Union[str, bytes, "os.PathLike[str]"]) -> None:
+    def __init__(self, path: Union[str, bytes, "os.PathLike[str]"],
+                 trusted_key: Union[str, bytes, "os.PathLike[str]", None] = None) -> None:
         self._handle: Optional[int] = None
         self.path: str = os.fsdecode(path)
         handle = ctypes.c_void_p()
-        status = _lib.bloomtool_open(os.fsencode(path), ctypes.byref(handle))
+        if trusted_key is None:
+            status = _lib.bloomtool_open(os.fsencode(path), ctypes.byref(handle))
+        else:
+            status = _lib.bloomtool_open_trusted(os.fsencode(path), os.fsencode(trusted_key),
+                                                 ctypes.byref(handle))
         if status != _OK:
             raise _error(status, self.path)
         self._handle = handle.value
@@ -267,7 +288,8 @@ class Filter:
     def info(self) -> Dict[str, Any]:
         """The filter's facts, named as ``bloomtool stats --json`` names them: kind, variant (None
         unless Bloom), format_version, m, k, hash, hash_id, seed, distinct_keys (n), keys_added,
-        model_fpr (the model's p), label, created_unix, normalisation, file_bytes, path."""
+        model_fpr (the model's p), label, created_unix, normalisation, file_bytes, signature
+        (a dict: signed, key_id or None, verified), path."""
         if self._info is None:
             raw = _Info()
             raw.size = ctypes.sizeof(_Info)
@@ -281,6 +303,11 @@ class Filter:
                 value = getattr(raw, name)
                 info[name] = value.decode("utf-8", "replace") if ctype is ctypes.c_char_p else value
             info["variant"] = info["variant"] or None
+            info["signature"] = {
+                "signed": bool(info.pop("signature_signed")),
+                "key_id": info.pop("signature_key_id") or None,
+                "verified": bool(info.pop("signature_verified")),
+            }
             info["path"] = self.path
             self._info = info
         return dict(self._info)
@@ -314,6 +341,9 @@ class Filter:
         return f"<bloomtool.Filter {self.path!r} ({state})>"
 
 
-def open(path: Union[str, bytes, "os.PathLike[str]"]) -> Filter:  # noqa: A001 (like io.open)
-    """Opens the filter file at `path`, with every check ``bloomtool query`` makes."""
-    return Filter(path)
+def open(path: Union[str, bytes, "os.PathLike[str]"],  # noqa: A001 (like io.open)
+         trusted_key: Union[str, bytes, "os.PathLike[str]", None] = None) -> Filter:
+    """Opens the filter file at `path`, with every check ``bloomtool query`` makes. With
+    `trusted_key` (a NAME.pub file of ``bloomtool keygen``), only a file signed by that key and
+    unaltered since opens, as with ``bloomtool query --trusted-key``; else UntrustedError."""
+    return Filter(path, trusted_key)

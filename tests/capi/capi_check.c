@@ -1,9 +1,11 @@
 /* A plain C program over libbloomtool.so (bloomtool_c.h only), driven by capi_test.sh:
  *   capi_check query FILTER KEYFILE batch|single   print the lines whose key may be present, as
  *                                                  `bloomtool query FILTER KEYFILE` does
- *   capi_check info FILTER                         the facts, one "name=value" line each
+ *   capi_check info FILTER [PUB]                   the facts, one "name=value" line each (opened
+ *                                                  with bloomtool_open_trusted when PUB is given)
  *   capi_check open FILTER                         exit 0 if it opens; else exit 2 and print
  *                                                  "<status name>: <message>" on stdout
+ *   capi_check trusted FILTER PUB                  the same with bloomtool_open_trusted
  *   capi_check threads FILTER THREADS QUERIES      THREADS threads each make QUERIES single-key
  *                                                  queries (and batches) on one handle and
  *                                                  compare them with answers computed up front
@@ -116,8 +118,14 @@ static int cmd_query(const char* filter_path, const char* keys_path, const char*
   return failures == 0 ? 0 : 1;
 }
 
-static int cmd_info(const char* path) {
-  bloomtool_filter* f = open_or_exit(path);
+static int cmd_info(const char* path, const char* trusted_key) {
+  bloomtool_filter* f = NULL;
+  if (trusted_key == NULL) {
+    f = open_or_exit(path);
+  } else if (bloomtool_open_trusted(path, trusted_key, &f) != BLOOMTOOL_OK) {
+    printf("%s\n", bloomtool_last_error());
+    exit(2);
+  }
   bloomtool_info info;
   memset(&info, 0xAB, sizeof info);
   info.size = sizeof info;
@@ -130,6 +138,9 @@ static int cmd_info(const char* path) {
          (long long)info.created_unix, info.normalisation);
   printf("hash=%s\nseed=0x%016llx\nfile_bytes=%llu\n", info.hash, (unsigned long long)info.seed,
          (unsigned long long)info.file_bytes);
+  printf("signature_signed=%s\nsignature_verified=%s\nsignature_key_id=%s\n",
+         info.signature_signed ? "true" : "false", info.signature_verified ? "true" : "false",
+         info.signature_key_id);
   bloomtool_close(f);
   return failures == 0 ? 0 : 1;
 }
@@ -221,6 +232,12 @@ static int cmd_api(const char* path) {
   bloomtool_filter* f = (bloomtool_filter*)1;
   CHECK(bloomtool_open(NULL, &f) == BLOOMTOOL_ERR_INVALID_ARGUMENT && f == NULL, "open(NULL)");
   CHECK(bloomtool_open(path, NULL) == BLOOMTOOL_ERR_INVALID_ARGUMENT, "open(path, NULL)");
+  f = (bloomtool_filter*)1;
+  CHECK(bloomtool_open_trusted(path, NULL, &f) == BLOOMTOOL_ERR_INVALID_ARGUMENT && f == NULL,
+        "open_trusted without a key");
+  CHECK(bloomtool_open_trusted(path, "", &f) == BLOOMTOOL_ERR_INVALID_ARGUMENT && f == NULL,
+        "open_trusted with an empty key path");
+  CHECK(strcmp(bloomtool_status_name(BLOOMTOOL_ERR_UNTRUSTED), "untrusted") == 0, "untrusted");
   CHECK(bloomtool_contains(NULL, "a", 1) == -BLOOMTOOL_ERR_INVALID_ARGUMENT, "contains(NULL)");
   CHECK(strcmp(bloomtool_last_error(), "no filter (the handle is NULL)") == 0, "%s",
         bloomtool_last_error());
@@ -292,7 +309,18 @@ static int cmd_race(void) {
 
 int main(int argc, char** argv) {
   if (argc == 5 && strcmp(argv[1], "query") == 0) return cmd_query(argv[2], argv[3], argv[4]);
-  if (argc == 3 && strcmp(argv[1], "info") == 0) return cmd_info(argv[2]);
+  if (argc == 3 && strcmp(argv[1], "info") == 0) return cmd_info(argv[2], NULL);
+  if (argc == 4 && strcmp(argv[1], "info") == 0) return cmd_info(argv[2], argv[3]);
+  if (argc == 4 && strcmp(argv[1], "trusted") == 0) {
+    bloomtool_filter* f = NULL;
+    const bloomtool_status s = bloomtool_open_trusted(argv[2], argv[3], &f);
+    if (s != BLOOMTOOL_OK) {
+      printf("%s: %s\n", bloomtool_status_name(s), bloomtool_last_error());
+      return f == NULL ? 2 : 1;
+    }
+    bloomtool_close(f);
+    return 0;
+  }
   if (argc == 3 && strcmp(argv[1], "open") == 0) {
     bloomtool_close(open_or_exit(argv[2]));
     return 0;
@@ -301,6 +329,6 @@ int main(int argc, char** argv) {
     return cmd_threads(argv[2], atoi(argv[3]), strtoull(argv[4], NULL, 10));
   if (argc == 3 && strcmp(argv[1], "api") == 0) return cmd_api(argv[2]);
   if (argc == 2 && strcmp(argv[1], "race") == 0) return cmd_race();
-  fprintf(stderr, "usage: capi_check query|info|open|threads|api|race ...\n");
+  fprintf(stderr, "usage: capi_check query|info|open|trusted|threads|api|race ...\n");
   return 2;
 }

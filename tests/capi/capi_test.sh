@@ -49,6 +49,11 @@ for f in "$golden"/*.bf; do
   variant=$("$JSON_QUERY" stats.json /variant)
   [ "$variant" = null ] && variant=""
   expect_eq "$(field variant)" "$variant" "$name: variant"
+  expect_eq "$(field signature_signed)" "$("$JSON_QUERY" stats.json /signature/signed)" "$name: signed"
+  key_id=$("$JSON_QUERY" stats.json /signature/key_id)
+  [ "$key_id" = null ] && key_id=""
+  expect_eq "$(field signature_key_id)" "$key_id" "$name: signing key id"
+  expect_eq "$(field signature_verified)" false "$name: not verified by bloomtool_open"
   # stats prints the model rate to 17 significant digits too (JSON numbers round-trip doubles).
   expect_eq "$(python3 -c "print(float('$(field model_fpr)') == float('$("$JSON_QUERY" stats.json /model_fpr)'))")" \
     True "$name: model_fpr ($(field model_fpr))"
@@ -88,6 +93,38 @@ for path in "$WORK/missing.bf" "$WORK"; do
   expect_rc 2 "open $path"
   "$BT" query "$path" /dev/null 2>cli.err >/dev/null
   expect_eq "$OUT" "i/o error: $(sed 's/^bloomtool: //' cli.err)" "open $path: the CLI's message"
+done
+
+# --- signed files: bloomtool_open_trusted refuses as `query --trusted-key` does ---------------------
+pub=$golden/golden-signing.pub
+signed=0
+for f in "$golden"/*.bf; do
+  run "$C" trusted "$f" "$pub"
+  "$BT" query --trusted-key "$pub" "$f" /dev/null >/dev/null 2>cli.err
+  if [ $? -ne 2 ]; then  # 1: opened, nothing matched the empty input
+    signed=$((signed + 1))
+    expect_rc 0 "$(basename "$f") opens with its trusted key"
+    run "$C" info "$f" "$pub"
+    expect_match "$OUT" $'signature_signed=true\nsignature_verified=true' "$(basename "$f"): verified"
+  else
+    expect_rc 2 "$(basename "$f") without a valid signature is refused"
+    expect_eq "$OUT" "untrusted: $(sed 's/^bloomtool: //' cli.err)" "$(basename "$f"): the CLI's message"
+  fi
+done
+expect_eq "$signed" 1 "one signed golden file"
+# Altered after signing (one payload byte, checksums not repaired): untrusted, as the CLI says.
+cp "$golden/v1-bloom-signed.bf" altered.bf
+printf '\x55' | dd of=altered.bf bs=1 seek=$(($(stat -c %s altered.bf) - 1)) conv=notrunc 2>/dev/null
+run "$C" trusted altered.bf "$pub"
+expect_rc 2 "an altered signed file is refused"
+"$BT" query --trusted-key "$pub" altered.bf /dev/null 2>cli.err
+expect_eq "$OUT" "untrusted: $(sed 's/^bloomtool: //' cli.err)" "altered: the CLI's message"
+# Key files that are not public keys: the CLI's message without its flag.
+for key in "$WORK/missing.pub" "$golden/golden-signing.key"; do
+  run "$C" trusted "$golden/v1-bloom-signed.bf" "$key"
+  expect_rc 2 "trusted key $(basename "$key") is refused"
+  "$BT" query --trusted-key "$key" "$golden/v1-bloom-signed.bf" /dev/null 2>cli.err
+  expect_eq "${OUT#*: }" "$(sed 's/^bloomtool: --trusted-key: //' cli.err)" "$(basename "$key"): the CLI's message"
 done
 
 # --- a 10M-key filter: 1,000,000 members and 1,000,000 non-members -------------------------------

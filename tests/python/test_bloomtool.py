@@ -76,6 +76,9 @@ class GoldenFiles(unittest.TestCase):
                              "model_fpr", "file_bytes"):
                     self.assertEqual(info[name], stats[name], name)
                 self.assertEqual(f"{info['seed']:#018x}", stats["seed"])
+                self.assertEqual(info["signature"],
+                                 {"signed": stats["signature"]["signed"],
+                                  "key_id": stats["signature"]["key_id"], "verified": False})
                 self.assertEqual(info["path"], str(path))
                 self.assertIsInstance(info["m"], int)
                 self.assertIsInstance(info["model_fpr"], float)
@@ -118,6 +121,47 @@ class RefusedFiles(unittest.TestCase):
                     self.assertEqual(str(e), cli_error(path))
                     self.assertEqual(e.filename, path)
                     self.assertEqual(e.status_name, "i/o error")
+
+
+class TrustedKeys(unittest.TestCase):
+    PUB = GOLDEN / "golden-signing.pub"
+
+    def cli_untrusted(self, path, key):
+        r = subprocess.run([BT, "query", "--trusted-key", str(key), str(path), "/dev/null"],
+                           capture_output=True)
+        self.assertEqual(r.returncode, 2)
+        return r.stderr.decode().rstrip("\n")
+
+    def test_a_signed_file_opens_with_its_key_and_answers(self):
+        path = GOLDEN / "v1-bloom-signed.bf"
+        with bloomtool.open(path, trusted_key=self.PUB) as f:
+            self.assertTrue(f.info["signature"]["signed"])
+            self.assertTrue(f.info["signature"]["verified"])
+            self.assertRegex(f.info["signature"]["key_id"], r"^[0-9a-f]{16}$")
+            keys = read_keys(GOLDEN / "keys.txt")
+            self.assertTrue(all(f.contains_many(keys)))
+        with bloomtool.open(path) as f:  # without a key: opens, unverified
+            self.assertFalse(f.info["signature"]["verified"])
+
+    def test_unsigned_and_altered_files_raise_untrusted(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            altered = Path(tmp) / "altered.bf"
+            data = bytearray((GOLDEN / "v1-bloom-signed.bf").read_bytes())
+            data[-1] ^= 0x55
+            altered.write_bytes(bytes(data))
+            for path in (GOLDEN / "v1-bloom-standard.bf", GOLDEN / "v1-fuse-8.bf", altered):
+                with self.subTest(file=path.name):
+                    with self.assertRaises(bloomtool.UntrustedError) as caught:
+                        bloomtool.open(path, trusted_key=self.PUB)
+                    self.assertIsInstance(caught.exception, ValueError)
+                    self.assertEqual("bloomtool: " + str(caught.exception),
+                                     self.cli_untrusted(path, self.PUB))
+                    self.assertEqual(caught.exception.status_name, "untrusted")
+
+    def test_a_missing_key_file_is_an_oserror(self):
+        with self.assertRaises(bloomtool.OpenError) as caught:
+            bloomtool.open(GOLDEN / "v1-bloom-signed.bf", trusted_key="/nonexistent/k.pub")
+        self.assertEqual(str(caught.exception), "/nonexistent/k.pub: No such file or directory")
 
 
 class Api(unittest.TestCase):
@@ -178,8 +222,9 @@ class Api(unittest.TestCase):
         self.assertTrue(issubclass(bloomtool.FilterFileError, ValueError))
         self.assertTrue(issubclass(bloomtool.ArgumentError, ValueError))
         self.assertTrue(issubclass(bloomtool.OpenError, OSError))
+        self.assertTrue(issubclass(bloomtool.UntrustedError, ValueError))
         for cls in (bloomtool.FilterFileError, bloomtool.ArgumentError, bloomtool.OpenError,
-                    bloomtool.OutOfMemoryError, bloomtool.InternalError):
+                    bloomtool.OutOfMemoryError, bloomtool.InternalError, bloomtool.UntrustedError):
             self.assertTrue(issubclass(cls, bloomtool.Error))
         self.assertRegex(bloomtool.library_version(), r"^\d+\.\d+\.\d+$")
 

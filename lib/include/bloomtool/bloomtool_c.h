@@ -34,7 +34,8 @@ extern "C" {
 /* An open filter. Opaque: only pointers to it are used. */
 typedef struct bloomtool_filter bloomtool_filter;
 
-/* The library's error classes (bloomtool::ErrorCode, plus the two that only the C API has). */
+/* The library's error classes (bloomtool::ErrorCode, plus the two that only the C API has). New
+ * values may be added; a caller treats an unknown non-zero value as an error. */
 typedef enum bloomtool_status {
   BLOOMTOOL_OK = 0,
   BLOOMTOOL_ERR_INVALID_ARGUMENT = 1, /* a NULL handle or path, decreasing offsets, ... */
@@ -44,7 +45,8 @@ typedef enum bloomtool_status {
   BLOOMTOOL_ERR_IO = 5,             /* the operating system refused: no such file, ... */
   BLOOMTOOL_ERR_LIMIT_EXCEEDED = 6, /* e.g. a filter larger than this machine's memory */
   BLOOMTOOL_ERR_NO_MEMORY = 7,      /* an allocation failed */
-  BLOOMTOOL_ERR_INTERNAL = 8        /* anything else: a bug, please report it */
+  BLOOMTOOL_ERR_INTERNAL = 8,       /* anything else: a bug, please report it */
+  BLOOMTOOL_ERR_UNTRUSTED = 9       /* bloomtool_open_trusted: unsigned, another key, altered */
 } bloomtool_status;
 
 /* The facts of an open filter (the names of `bloomtool stats --json`). Strings are NUL-terminated
@@ -66,6 +68,10 @@ typedef struct bloomtool_info {
   const char* hash;           /* hash scheme name, e.g. "xxh3-64" */
   uint64_t seed;              /* hash seed (0 for schemes without one) */
   uint64_t file_bytes;        /* size of the file read */
+  /* stats --json's "signature" object (members added at the end, as the ABI rules say): */
+  int32_t signature_signed;     /* 1 if the file carries a signature */
+  int32_t signature_verified;   /* 1 if opened by bloomtool_open_trusted (and so verified) */
+  const char* signature_key_id; /* the signing key's id, 16 hex digits; "" when unsigned */
 } bloomtool_info;
 
 /* The library's version, e.g. "0.1.0" (static storage). */
@@ -75,6 +81,14 @@ BLOOMTOOL_C_API const char* bloomtool_version(void);
  * handle in *out (NULL on failure). Every check `bloomtool query` makes is made here; a corrupt
  * or truncated file is an error, never a crash. */
 BLOOMTOOL_C_API bloomtool_status bloomtool_open(const char* path, bloomtool_filter** out);
+
+/* Like bloomtool_open, and the filter opens only if it is signed by the key in the public key
+ * file `public_key_path` (NAME.pub of `bloomtool keygen`) and unaltered since, as `bloomtool
+ * query --trusted-key` checks: BLOOMTOOL_ERR_UNTRUSTED otherwise. The signature is verified over
+ * the same bytes that are then decoded. */
+BLOOMTOOL_C_API bloomtool_status bloomtool_open_trusted(const char* path,
+                                                        const char* public_key_path,
+                                                        bloomtool_filter** out);
 
 /* Releases the filter; NULL is allowed and ignored. */
 BLOOMTOOL_C_API void bloomtool_close(bloomtool_filter* filter);

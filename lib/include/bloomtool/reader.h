@@ -34,13 +34,25 @@ struct ReaderInfo {
   uint32_t hash_id = 0;
   uint64_t seed = 0;
   uint64_t file_bytes = 0;
+  // stats --json's "signature" object: whether the file carries a signature, the signing key's
+  // id (hex; "" when unsigned), and whether this reader verified it against a trusted key.
+  bool signature_signed = false;
+  std::string signature_key_id;
+  bool signature_verified = false;
+};
+
+struct ReaderOptions {
+  // A public key file (NAME.pub of `bloomtool keygen`). When set, the filter opens only if it is
+  // signed by that key and unaltered since, as `bloomtool query --trusted-key` checks (kUntrusted
+  // otherwise); the signature is verified over the same bytes that are then decoded.
+  std::string trusted_key;
 };
 
 class Reader {
  public:
   // Opens, verifies and instantiates the filter in `path` as `bloomtool query` does, and parses
   // its key normalisation. Throws bloomtool::Error with the CLI's message ("<path>: corrupt: ...").
-  explicit Reader(const std::string& path);
+  explicit Reader(const std::string& path, const ReaderOptions& options = {});
 
   Reader(Reader&&) noexcept = default;
   Reader& operator=(Reader&&) noexcept = default;
