@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # The C API against the CLI, through capi_check (a C program that uses only bloomtool_c.h):
-# - every golden file opens, reports the facts `bloomtool stats --json` reports, and answers
-#   exactly as `bloomtool query` on its keys and on 10,000 non-members, by batch and key by key;
+# - every golden file, and its conversion to the raw chunked codec, opens, reports the facts
+#   `bloomtool stats --json` reports, and answers exactly as `bloomtool query` on its keys and on
+#   10,000 non-members, by batch and key by key; a raw payload with a flipped byte is refused;
 # - every file of testdata/bad/ is refused with the status and the very message the CLI prints
 #   (the optional-field file opens), and so are a missing file and a directory;
 # - a 10M-key filter agrees with `bloomtool query` on 1,000,000 members and 1,000,000 non-members
-#   (0 disagreements, no member missed), and 2 threads x 1,000,000 queries on one handle agree
-#   with the answers computed up front;
+#   (0 disagreements, no member missed; and as a raw-codec file), and 2 threads x 1,000,000
+#   queries on one handle agree with the answers computed up front;
 # - argument checks, the empty key, per-thread errors and the short-struct rule (capi_check api).
 source "$(dirname "$0")/../cli/lib.sh"
 : "${CAPI_CHECK:?CAPI_CHECK must name the capi_check program}"
@@ -16,8 +17,14 @@ C=$CAPI_CHECK
 golden=$TESTDATA/golden
 
 # --- golden files: facts and answers -------------------------------------------------------------
-count=0
+# Each also converted to the raw chunked codec (mapped, verified chunk by chunk where the reader
+# does so), which must answer alike.
+mkdir raw
 for f in "$golden"/*.bf; do
+  "$BT" convert -q --codec raw -o "raw/$(basename "$f")" "$f" || fail "convert --codec raw $f"
+done
+count=0
+for f in "$golden"/*.bf raw/*.bf; do
   name=$(basename "$f")
   count=$((count + 1))
   for keys in "$golden/keys.txt" "$TESTDATA/nonmembers-10k.txt"; do
@@ -59,7 +66,7 @@ for f in "$golden"/*.bf; do
     True "$name: model_fpr ($(field model_fpr))"
 done
 CHECKS=$((CHECKS + 1))
-[ "$count" -ge 7 ] || fail "only $count golden files found in $golden"
+[ "$count" -ge 14 ] || fail "only $count golden and converted files found"
 echo "golden files: $count checked"
 
 # --- refused files: the CLI's message, word for word --------------------------------------------
@@ -93,6 +100,18 @@ for path in "$WORK/missing.bf" "$WORK"; do
   expect_rc 2 "open $path"
   "$BT" query "$path" /dev/null 2>cli.err >/dev/null
   expect_eq "$OUT" "i/o error: $(sed 's/^bloomtool: //' cli.err)" "open $path: the CLI's message"
+done
+
+# A raw payload with a flipped byte: refused, at open or at the first query that reads the chunk
+# (as the file is verified), with the CLI's status and message; never an answer.
+cp raw/v1-bloom-standard.bf raw-flipped.bf
+payload_at=$(( ($(stat -c %s raw-flipped.bf) - 1) / 4096 * 4096 ))
+printf '\x5a' | dd of=raw-flipped.bf bs=1 seek=$((payload_at + 9)) conv=notrunc 2>/dev/null
+for how in batch single; do
+  run "$C" query raw-flipped.bf "$golden/keys.txt" "$how"
+  expect_rc 2 "raw file with a flipped payload byte ($how)"
+  "$BT" query raw-flipped.bf "$golden/keys.txt" 2>cli.err >/dev/null
+  expect_eq "$OUT" "corrupt: $(sed 's/^bloomtool: //' cli.err)" "flipped raw payload ($how): the CLI's message"
 done
 
 # --- signed files: bloomtool_open_trusted refuses as `query --trusted-key` does ---------------------
@@ -135,10 +154,11 @@ nkeys=10000000 probes=1000000
 "$GEN_KEYS" phones $nkeys | "$BT" build -q -n $nkeys -p 1% -o big.bf - || fail "building big.bf"
 "$GEN_KEYS" phones $probes >members.txt
 "$GEN_KEYS" nonmembers $probes >nonmembers.txt
+"$BT" convert -q --codec raw -o big-raw.bf big.bf || fail "convert big.bf to the raw codec"
 for keys in members.txt nonmembers.txt; do
   "$BT" query big.bf "$keys" >cli.out
-  for how in batch single; do
-    "$C" query big.bf "$keys" "$how" >capi.out
+  for how in batch single raw; do
+    if [ $how = raw ]; then "$C" query big-raw.bf "$keys" batch >capi.out; else "$C" query big.bf "$keys" "$how" >capi.out; fi
     CHECKS=$((CHECKS + 1))
     cmp -s cli.out capi.out || fail "big.bf $keys ($how): $(diff cli.out capi.out | grep -c '^[<>]') disagreements"
   done
