@@ -8,6 +8,7 @@
 #include "bloomtool/error.h"
 #include "bloomtool/stats.h"
 #include "build_args.h"
+#include "build_compat.h"
 #include "common.h"
 #include "units_cli.h"
 
@@ -17,14 +18,18 @@ namespace {
 
 struct BuildOptions {
   std::string n, p, m, k;
-  std::string variant = "standard";
+  std::string variant;
   bool allow_overfill = false;
+  std::string compat;
+  bool gzip = false;
   KeyBuildArgs args;
 };
 
 BloomPlan make_plan(const BuildOptions& o) {
   BloomPlan plan;
-  plan.variant = for_flag("--variant", [&] { return parse_bloom_variant(o.variant.c_str()); });
+  plan.variant = for_flag("--variant", [&] {
+    return parse_bloom_variant(o.variant.empty() ? "standard" : o.variant.c_str());
+  });
   plan.allow_overfill = o.allow_overfill;
   if (!o.n.empty()) {
     plan.capacity = parse_count(o.n, "-n");
@@ -77,6 +82,11 @@ void print_summary(const BuildOptions& o, const BloomBuild& r, const InputOption
 }
 
 int run_build(const BuildOptions& o) {
+  if (!o.compat.empty()) {
+    return run_build_compat(
+        CompatArgs{o.compat, o.gzip, o.n, o.p, o.m, o.k, o.variant, o.allow_overfill}, o.args);
+  }
+  if (o.gzip) throw Error(ErrorCode::kInvalidArgument, "--gzip: only with --compat dcso");
   const BloomPlan plan = make_plan(o);
   const InputOptions input_options = o.args.input.options();
   const OutputArgs::Prepared out = o.args.out.prepare(o.args.input.inputs);
@@ -116,6 +126,11 @@ Command register_build(CLI::App& root) {
   o->args.out.add_output(*app);
   app->add_option("--variant", o->variant, "standard, or blocked (all k bits in one 64-byte block)")
       ->type_name("VARIANT");
+  app->add_option("--compat", o->compat,
+                  "Write the file a peer loads, sized and hashed as the peer does: guava "
+                  "(BloomFilter.readFrom) or dcso (DCSO bloom v1); needs -n")
+      ->type_name("PEER");
+  app->add_flag("--gzip", o->gzip, "With --compat dcso: gzip the file, as bloom --gzip does");
   app->add_flag("--allow-overfill", o->allow_overfill,
                 "Write the filter even when distinct keys exceed -n by more than 20%");
   o->args.add_to(*app, "Print nothing but errors (no summary, no progress)",

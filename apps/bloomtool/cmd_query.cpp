@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <memory>
 
+#include "bloomtool/error.h"
+#include "bloomtool/foreign_format.h"
 #include "bloomtool/key_stream.h"
 #include "bloomtool/load_filter.h"
 #include "bloomtool/normalise.h"
@@ -18,6 +20,7 @@ namespace {
 
 struct QueryOptions {
   std::string filter;
+  std::string from = "bloomtool";
   bool absent = false;
   bool count = false;
   bool quiet = false;
@@ -29,12 +32,17 @@ struct QueryOptions {
 // The filter, its signature verified first when a trusted key is given (--trusted-key, else a
 // non-empty BLOOMTOOL_TRUSTED_KEY).
 LoadedFilter load_query_filter(const QueryOptions& o) {
+  const FileFormat from = for_flag("--from", [&] { return parse_file_format(o.from); });
   std::string source = "--trusted-key", key_path = o.trusted_key;
   if (key_path.empty()) {
     const char* env = std::getenv("BLOOMTOOL_TRUSTED_KEY");
-    if (env == nullptr || *env == '\0') return load_filter(o.filter);
+    if (env == nullptr || *env == '\0') return load_filter_as(o.filter, from);
     source = "BLOOMTOOL_TRUSTED_KEY";
     key_path = env;
+  }
+  if (from != FileFormat::kBloomtool) {
+    throw Error(ErrorCode::kInvalidArgument, source + ": a " + file_format_name(from) +
+                                                 " file carries no signature to verify");
   }
   const PublicKey key = for_flag(source, [&] { return read_public_key(key_path); });
   return load_verified_filter(o.filter, key);
@@ -56,6 +64,7 @@ int run_query(const QueryOptions& o) {
   const uint8_t want = o.absent ? 0 : 1;
   const bool print = !o.quiet && !o.count;
   const Filter& filter = *loaded.filter;
+  const bool key_scheme = loaded.header.hash_id != kHashXxh3_64;
   std::vector<std::vector<uint8_t>> flags(keys->threads());
   // Each batch's output is its matching records, one per line; only the line ends when they are
   // not printed, so that the emitter can count them.
@@ -63,7 +72,10 @@ int run_query(const QueryOptions& o) {
       [&](const HashedBatch& b, std::string& piece) {
         std::vector<uint8_t>& f = flags[b.thread];
         f.resize(b.hashes.size());
-        filter.contains_batch(b.hashes, f.data());
+        if (key_scheme)  // a peer's scheme: positions from the key bytes
+          filter_contains_keys(loaded, b.keys, f.data());
+        else
+          filter.contains_batch(b.hashes, f.data());
         for (size_t i = 0; i < f.size(); ++i) {
           if (f[i] != want) continue;
           if (print) piece.append(b.records[i]);
@@ -93,6 +105,10 @@ Command register_query(CLI::App& root) {
   app->add_option("filter", o->filter, "Filter file (any kind bloomtool writes)")
       ->required()
       ->type_name("FILTER");
+  app->add_option("--from", o->from,
+                  "Format of FILTER: bloomtool (default), guava (BloomFilter.writeTo) or dcso "
+                  "(DCSO bloom v1, plain or gzip)")
+      ->type_name("FORMAT");
   app->add_flag("--absent,-v", o->absent,
                 "Print the records whose key is definitely absent instead");
   CLI::Option* count =

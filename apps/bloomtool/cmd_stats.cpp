@@ -11,6 +11,7 @@
 
 #include "bloomtool/bloom.h"
 #include "bloomtool/error.h"
+#include "bloomtool/foreign_format.h"
 #include "bloomtool/load_filter.h"
 #include "bloomtool/measure_keys.h"
 #include "bloomtool/normalise.h"
@@ -27,6 +28,7 @@ namespace {
 
 struct StatsOptions {
   std::vector<std::string> filters;
+  std::string from = "bloomtool";
   bool json = false;
   std::string measure;
   std::string negatives;
@@ -81,6 +83,7 @@ int run_stats(const StatsOptions& o) {
     if (*probes == 0) throw Error(ErrorCode::kInvalidArgument, "--measure: must be at least 1");
   }
   const uint64_t probe_seed = parse_seed(o.seed);
+  const FileFormat from = for_flag("--from", [&] { return parse_file_format(o.from); });
   InputArgs negatives_input;
   negatives_input.max_key_bytes = o.max_key_bytes;
   const InputOptions input_options = negatives_input.options();
@@ -90,6 +93,11 @@ int run_stats(const StatsOptions& o) {
                 "several filters");
   }
   std::optional<PublicKey> trusted;
+  if (!o.verify_signature.empty() && from != FileFormat::kBloomtool) {
+    throw Error(ErrorCode::kInvalidArgument, std::string("--verify-signature: a ") +
+                                                 file_format_name(from) +
+                                                 " file carries no signature to verify");
+  }
   if (!o.verify_signature.empty())
     trusted = for_flag("--verify-signature", [&] { return read_public_key(o.verify_signature); });
   const int64_t now = static_cast<int64_t>(std::time(nullptr));
@@ -102,9 +110,10 @@ int run_stats(const StatsOptions& o) {
   for (const std::string& path : o.filters) {
     Report r;
     r.path = path;
+    r.file_format = file_format_name(from);
     LoadedFilter loaded;
     try {
-      loaded = trusted ? load_verified_filter(path, *trusted) : load_filter(path);
+      loaded = trusted ? load_verified_filter(path, *trusted) : load_filter_as(path, from);
     } catch (const Error& e) {
       // Report the other files too; the error line is the one main() would print.
       // --json always prints an object for the file, with the error in it.
@@ -160,6 +169,9 @@ Command register_stats(CLI::App& root) {
   app->add_option("filters", o->filters, "Filter files (any kind bloomtool writes)")
       ->required()
       ->type_name("FILTER");
+  app->add_option("--from", o->from,
+                  "Format of the files: bloomtool (default), guava or dcso (plain or gzip)")
+      ->type_name("FORMAT");
   app->add_flag("--json", o->json, "One JSON object per file (an array for several files)");
   auto* measure = app->add_option("--measure", o->measure,
                                   "Measure the false-positive rate with N generated keys that "

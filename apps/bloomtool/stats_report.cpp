@@ -7,6 +7,7 @@
 #include "bloomtool/bloom.h"
 #include "bloomtool/hash.h"
 #include "bloomtool/model.h"
+#include "bloomtool/scheme_bloom.h"
 #include "bloomtool/signature.h"
 #include "stats_report.h"
 #include "units_cli.h"
@@ -16,7 +17,7 @@ namespace bloomtool::cli {
 namespace {
 
 const char* hash_name(uint32_t hash_id) {
-  return hash_id == kHashXxh3_64 ? "xxh3-64" : "unknown";
+  return hash_scheme_name(hash_id);
 }
 
 std::optional<std::string> variant_name(const FilterHeader& h) {
@@ -77,9 +78,12 @@ void print_human(StdoutWriter& out, const Report& r, bool first) {
   t += r.path + "\n";
   row("kind", bloom ? fmt::format("bloom, {} variant", *variant_name(h))
                     : fmt::format("{}, {}-bit fingerprints", filter_kind_name(h.kind), h.k));
-  row("format",
-      fmt::format("{}.{}, written by {}", h.major, h.minor,
-                  h.tool_version.empty() ? "an unknown tool" : printable(h.tool_version)));
+  if (std::string_view(r.file_format) != "bloomtool")
+    row("format", fmt::format("{} file, read directly", r.file_format));
+  else
+    row("format",
+        fmt::format("{}.{}, written by {}", h.major, h.minor,
+                    h.tool_version.empty() ? "an unknown tool" : printable(h.tool_version)));
   row("created",
       fmt::format("{} ({})", format_timestamp(h.created_unix), human_age(r.age_seconds)));
   row("label", h.label.empty() ? "(none)" : printable(h.label));
@@ -94,8 +98,16 @@ void print_human(StdoutWriter& out, const Report& r, bool first) {
     row("m", fmt::format("{} slots of {} bits = {} bits ({})", h.m, h.k, s.filter_bits,
                          format_bytes(h.payload_raw_bytes)));
   }
-  row("lines read", fmt::format("{} ({} empty, skipped)", h.lines_read, h.empty_lines));
-  row("keys added", fmt::format("{}", h.keys_added));
+  const bool foreign = std::string_view(r.file_format) != "bloomtool";
+  if (foreign) {
+    row("lines read", fmt::format("(not recorded in a {} file)", r.file_format));
+    row("keys added", h.hash_id == kHashDcsoFnv1
+                          ? fmt::format("{} (DCSO's N: adds that set a new bit)", h.keys_added)
+                          : std::string("(not recorded in a guava file)"));
+  } else {
+    row("lines read", fmt::format("{} ({} empty, skipped)", h.lines_read, h.empty_lines));
+    row("keys added", fmt::format("{}", h.keys_added));
+  }
   if (bloom) {
     row("distinct keys",
         fmt::format("{} recorded; {} implied by the fill", h.distinct_estimate,
@@ -128,15 +140,21 @@ void print_human(StdoutWriter& out, const Report& r, bool first) {
   } else {
     row("lower bound", "n/a (no keys)");
   }
-  row("file size",
-      fmt::format("{} ({} bytes); payload {} stored, {} raw; codec {}{}",
-                  format_bytes(r.file_bytes), r.file_bytes, format_bytes(h.payload_stored_bytes),
-                  format_bytes(h.payload_raw_bytes), payload_codec_name(h.codec),
-                  h.codec == PayloadCodec::kRawChunked
-                      ? fmt::format(" ({} chunks)", format_bytes(h.raw_chunk_bytes))
-                      : std::string()));
-  row("checksums", "verified");
-  row("signature", signature_text(r));
+  if (foreign) {
+    row("file size", fmt::format("{} ({} bytes)", format_bytes(r.file_bytes), r.file_bytes));
+    row("checksums", fmt::format("none (a {} file has none)", r.file_format));
+    row("signature", signature_text(r));
+  } else {
+    row("file size",
+        fmt::format("{} ({} bytes); payload {} stored, {} raw; codec {}{}",
+                    format_bytes(r.file_bytes), r.file_bytes, format_bytes(h.payload_stored_bytes),
+                    format_bytes(h.payload_raw_bytes), payload_codec_name(h.codec),
+                    h.codec == PayloadCodec::kRawChunked
+                        ? fmt::format(" ({} chunks)", format_bytes(h.raw_chunk_bytes))
+                        : std::string()));
+    row("checksums", "verified");
+    row("signature", signature_text(r));
+  }
   if (r.measured) {
     row(r.measured->from_negatives ? "measured p (neg)" : "measured p",
         describe_measurement(r.measured->m, s.fill_fpr ? "fill p" : "model"));
@@ -164,6 +182,7 @@ void write_json(JsonWriter& j, const Report& r, uint64_t probe_seed, const std::
   const FilterStats& s = r.stats;
   j.field("kind", filter_kind_name(h.kind));
   j.field("variant", variant_name(h));
+  j.field("file_format", r.file_format);
   j.field("format_version", fmt::format("{}.{}", h.major, h.minor));
   j.field("tool_version", h.tool_version);
   j.field("created", format_timestamp(h.created_unix));
@@ -215,13 +234,18 @@ void write_json(JsonWriter& j, const Report& r, uint64_t probe_seed, const std::
   j.field("file_bytes", r.file_bytes);
   j.field("payload_stored_bytes", h.payload_stored_bytes);
   j.field("payload_raw_bytes", h.payload_raw_bytes);
-  j.field("codec", payload_codec_name(h.codec));
+  const bool foreign = std::string_view(r.file_format) != "bloomtool";
+  j.key("codec");
+  if (foreign)
+    j.null();
+  else
+    j.value(payload_codec_name(h.codec));
   j.key("chunk_bytes");
   if (h.codec == PayloadCodec::kRawChunked)
     j.value(h.raw_chunk_bytes);
   else
     j.null();
-  j.field("checksums", "verified");
+  j.field("checksums", foreign ? "none" : "verified");
   j.key("signature").begin_object();
   j.field("signed", h.signature.has_value());
   j.key("algorithm");

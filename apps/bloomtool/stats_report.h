@@ -46,7 +46,8 @@ struct Measured {
 // Everything reported about one file.
 struct Report {
   std::string path;
-  std::optional<Error> error;  // the file could not be read
+  const char* file_format = "bloomtool";  // as read: bloomtool, guava or dcso (stats --from)
+  std::optional<Error> error;             // the file could not be read
   FilterHeader header;
   uint64_t file_bytes = 0;
   FilterStats stats;

@@ -1,10 +1,13 @@
 // convert_filter_file: the filter is read and checked exactly as load_filter checks it, so a file
 // that could not be queried is never rewritten into one that looks sound, and then written again
 // through write_filter_file, which sets the codec, its layout and the minor version.
+// convert_filter: the same between formats, through foreign_format.h.
 #include "bloomtool/convert.h"
 
+#include "bloomtool/compat_build.h"
+#include "bloomtool/error.h"
 #include "bloomtool/hash.h"
-#include "bloomtool/load_filter.h"
+#include "bloomtool/version.h"
 
 namespace bloomtool {
 
@@ -20,6 +23,45 @@ ConvertResult convert_filter_file(const std::string& input, const std::string& o
   r.header.minor = r.header.hash_id == kHashXxh3_64 ? kFormatMinor : kFormatMinorLatest;
   const auto words = loaded.filter->words();
   r.output_bytes = write_filter_file(output, r.header, words, words.size() * 8, options);
+  return r;
+}
+
+std::vector<uint8_t> encode_filter_as(const LoadedFilter& filter, FileFormat to,
+                                      const std::string& source,
+                                      const FormatConvertOptions& options) {
+  if (to == FileFormat::kBloomtool) {
+    throw Error(ErrorCode::kInvalidArgument, "encode_filter_as: use write_filter_file");
+  }
+  if (options.write.codec != PayloadCodec::kZstd || options.write.signing_key != nullptr) {
+    throw Error(ErrorCode::kInvalidArgument,
+                source + ": cannot write a " + file_format_name(to) +
+                    " file: it has no payload codec or signature (those are bloomtool's)");
+  }
+  return encode_foreign(filter, to, source, options.foreign);
+}
+
+ConvertResult convert_filter(const std::string& input, FileFormat from, const std::string& output,
+                             FileFormat to, const FormatConvertOptions& options) {
+  if (from == FileFormat::kBloomtool && to == FileFormat::kBloomtool)
+    return convert_filter_file(input, output, options.write);
+  LoadedFilter f = load_filter_as(input, from);
+  ConvertResult r;
+  r.input_bytes = f.file_bytes;
+  if (to == FileFormat::kBloomtool) {
+    if (f.header.tool_version.empty()) f.header.tool_version = std::string("bloomtool ") + kToolVersion;
+    r.header = f.header;
+    const auto words = f.filter->words();
+    try {
+      r.output_bytes = write_filter_file(output, r.header, words, words.size() * 8, options.write);
+    } catch (const Error& e) {
+      if (e.code() != ErrorCode::kInvalidArgument) throw;
+      throw Error(e.code(), input + ": cannot write a bloomtool file: " + e.what());
+    }
+    return r;
+  }
+  const std::vector<uint8_t> bytes = encode_filter_as(f, to, input, options);
+  r.output_bytes = write_output_bytes(output, bytes);
+  r.header = std::move(f.header);
   return r;
 }
 

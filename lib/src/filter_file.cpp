@@ -25,6 +25,7 @@
 
 #include "bloomtool/atomic_file.h"
 #include "bloomtool/error.h"
+#include "bloomtool/hash.h"
 #include "bloomtool/model.h"
 #include "bloomtool/output_target.h"
 #include "bloomtool/raw_payload.h"
@@ -84,6 +85,10 @@ std::vector<uint8_t> serialize_header(FilterHeader& h) {
     le::store<uint64_t>(v, h.empty_lines);
     put_field(tlv, FieldTag::kEmptyLines, v, 8);
   }
+  put_text(tlv, FieldTag::kSourceFormat, h.source_format);
+  // A peer's hash scheme is a 1.1 feature; every other file stays 1.0, byte for byte.
+  if (h.hash_id >= kHashGuavaMitz64 && h.hash_id <= kHashDcsoFnv1 && h.minor < kFormatMinorLatest)
+    h.minor = kFormatMinorLatest;
   if (h.codec == PayloadCodec::kRawChunked) {
     uint8_t v[kRawLayoutFieldBytes];
     le::store<uint64_t>(v, h.raw_chunk_bytes);
@@ -98,7 +103,9 @@ std::vector<uint8_t> serialize_header(FilterHeader& h) {
   }
   const size_t total = kFixedHeaderBytes + tlv.size() + kChecksumBytes;
   if (total > kMaxHeaderBytes) {
-    throw Error(ErrorCode::kInvalidArgument, "header fields too long (label or options)");
+    throw Error(ErrorCode::kInvalidArgument,
+                "header fields too long (label, options or source format): " +
+                    std::to_string(total) + " bytes, more than the 65536 a header may hold");
   }
   h.header_bytes = total;
   std::vector<uint8_t> out(total, 0);
@@ -414,6 +421,9 @@ FilterHeader parse_filter_header(std::span<const uint8_t> bytes, uint64_t file_b
       case FieldTag::kSignature:
         if (h.signature) corrupt(path, "more than one signature field");
         h.signature = parse_signature_field({p + at, len}, at, path);
+        break;
+      case FieldTag::kSourceFormat:
+        h.source_format.assign(v, len);
         break;
       default:
         if (flags & kFieldRequired) {

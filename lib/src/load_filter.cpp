@@ -6,8 +6,10 @@
 
 #include "bloomtool/bloom.h"
 #include "bloomtool/error.h"
+#include "bloomtool/foreign_format.h"
 #include "bloomtool/hash.h"
 #include "bloomtool/model.h"
+#include "bloomtool/scheme_bloom.h"
 #include "bloomtool/xor_filter.h"
 
 namespace bloomtool {
@@ -27,6 +29,35 @@ std::unique_ptr<Filter> make_bloom(FilterFileContents& c, const std::string& pat
   }
   return std::make_unique<BloomFilter>(h.m, h.k, static_cast<BloomVariant>(h.variant),
                                        std::move(c.payload));
+}
+
+// Hash ids 2-4 (format 1.1): a standard Bloom filter whose positions come from the key bytes.
+std::unique_ptr<Filter> make_scheme_bloom(FilterFileContents& c, const std::string& path) {
+  const FilterHeader& h = c.header;
+  if (h.kind != FilterKind::kBloom || h.variant != 0) {
+    throw Error(ErrorCode::kUnsupported,
+                path + ": unsupported: hash scheme " + hash_scheme_name(h.hash_id) + " with " +
+                    filter_kind_name(h.kind) + " variant " + std::to_string(h.variant) +
+                    " (only the standard Bloom filter has it)");
+  }
+  const std::string why = scheme_geometry_problem(h.hash_id, h.m, h.k);
+  if (!why.empty()) corrupt(path, why);
+  if (h.seed != 0)
+    corrupt(path, "seed must be 0 for hash scheme " + std::string(hash_scheme_name(h.hash_id)));
+  if (h.payload_raw_bytes != BloomFilter::word_count(h.m) * 8) {
+    corrupt(path, "payload length " + std::to_string(h.payload_raw_bytes) +
+                      " does not match m=" + std::to_string(h.m));
+  }
+  if (h.m % 64 != 0 && (c.payload.data()[c.payload.size() - 1] >> (h.m % 64)) != 0)
+    corrupt(path, "bits set beyond m");
+  if (!h.source_format.empty()) {
+    const SourceFormat src = decode_source_format(h.source_format, path);
+    const bool dcso = h.hash_id == kHashDcsoFnv1;
+    if (dcso != (src.source == SourceFormat::Source::kDcso))
+      corrupt(path, "source format field does not match hash scheme " +
+                        std::string(hash_scheme_name(h.hash_id)));
+  }
+  return std::make_unique<SchemeBloom>(h.hash_id, h.m, h.k, std::move(c.payload));
 }
 
 std::unique_ptr<Filter> make_xor(FilterFileContents& c, XorLayout layout, const std::string& path) {
@@ -77,6 +108,11 @@ void check_bloom_header(const FilterHeader& h, const std::string& path) {
 LoadedFilter make_filter(FilterFileContents contents, const std::string& path) {
   LoadedFilter out;
   out.file_bytes = contents.file_bytes;
+  if (is_key_scheme(contents.header.hash_id)) {
+    out.filter = make_scheme_bloom(contents, path);
+    out.header = std::move(contents.header);
+    return out;
+  }
   if (contents.header.hash_id != kHashXxh3_64) {
     throw Error(ErrorCode::kUnsupported,
                 path + ": unsupported: hash id " + std::to_string(contents.header.hash_id));
@@ -101,6 +137,10 @@ LoadedFilter make_filter(FilterFileContents contents, const std::string& path) {
 
 void filter_contains_keys(const LoadedFilter& filter, std::span<const std::string_view> keys,
                           uint8_t* out) {
+  if (const auto* scheme = dynamic_cast<const SchemeBloom*>(filter.filter.get())) {
+    scheme->contains_keys(keys, out);  // positions come from the key bytes, no seed
+    return;
+  }
   constexpr size_t kBatch = 256;
   uint64_t hashes[kBatch];
   for (size_t at = 0; at < keys.size(); at += kBatch) {

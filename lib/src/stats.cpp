@@ -21,6 +21,7 @@
 #include "bloomtool/hash.h"
 #include "bloomtool/index_model.h"
 #include "bloomtool/model.h"
+#include "bloomtool/scheme_bloom.h"
 
 namespace bloomtool {
 
@@ -44,6 +45,17 @@ void fill_probe_key(uint64_t base, uint64_t i, char* out) {
 
 bool is_xor_kind(FilterKind kind) {
   return kind == FilterKind::kXor || kind == FilterKind::kBinaryFuse;
+}
+
+// Mean and standard deviation of the set bits of n keys with k independent uniform positions each
+// (the peers' schemes): a bit stays clear with a = (1 - 1/m)^(kn), two bits with b = (1 -
+// 2/m)^(kn).
+model::FillSpread textbook_fill_spread(uint64_t m, double n, uint32_t k) {
+  const double md = static_cast<double>(m);
+  const double a = std::exp(k * n * std::log1p(-1.0 / md));
+  const double b = m > 1 ? std::exp(k * n * std::log1p(-2.0 / md)) : 0.0;
+  const double var = md * a + md * (md - 1) * b - md * md * a * a;
+  return {md * (1.0 - a), std::sqrt(std::max(0.0, var))};
 }
 
 }  // namespace
@@ -131,9 +143,26 @@ FprMeasurement measure_fpr(const Filter& filter, uint64_t hash_seed, uint64_t pr
                            uint64_t probe_seed, double expected_fpr) {
   if (probes == 0) throw Error(ErrorCode::kInvalidArgument, "at least one probe is needed");
   const uint64_t base = mix64(probe_seed);
+  uint64_t hits = 0;
+  if (const auto* scheme = dynamic_cast<const SchemeBloom*>(&filter)) {
+    // The peers' schemes take positions from the key bytes: probe with the keys themselves.
+    std::vector<char> text(kProbeBatch * kProbeKeyBytes);
+    std::vector<std::string_view> keys(kProbeBatch);
+    std::vector<uint8_t> found(kProbeBatch);
+    for (uint64_t done = 0; done < probes;) {
+      const size_t n = static_cast<size_t>(std::min<uint64_t>(kProbeBatch, probes - done));
+      for (size_t j = 0; j < n; ++j) {
+        fill_probe_key(base, done + j, &text[j * kProbeKeyBytes]);
+        keys[j] = std::string_view(&text[j * kProbeKeyBytes], kProbeKeyBytes);
+      }
+      scheme->contains_keys(std::span<const std::string_view>(keys.data(), n), found.data());
+      for (size_t j = 0; j < n; ++j) hits += found[j];
+      done += n;
+    }
+    return judge_fpr(hits, probes, expected_fpr);
+  }
   std::vector<uint64_t> hashes(kProbeBatch);
   char key[kProbeKeyBytes];
-  uint64_t hits = 0;
   for (uint64_t done = 0; done < probes;) {
     const size_t n = static_cast<size_t>(std::min<uint64_t>(kProbeBatch, probes - done));
     for (size_t j = 0; j < n; ++j) {
@@ -187,6 +216,9 @@ double model_fpr_for(const FilterHeader& header, double n) {
   switch (header.kind) {
     case FilterKind::kBloom: {
       const double m = static_cast<double>(header.m);
+      // The peers' schemes: the textbook model for their real geometry (a scheme that departs
+      // from it, DCSO with a power-of-two m, shows as a measurement that deviates).
+      if (is_key_scheme(header.hash_id)) return model::bloom_fpr(m, n, header.k);
       return header.variant == static_cast<uint32_t>(BloomVariant::kBlocked512)
                  ? model::blocked_fpr(m, n, header.k)
                  : model::standard_scheme_fpr(header.m, n, header.k);
@@ -204,7 +236,19 @@ FilterStats compute_stats(const FilterHeader& header, const Filter& filter) {
   s.distinct_keys = header.distinct_estimate;
   const double n = static_cast<double>(s.distinct_keys);
   s.model_fpr = model_fpr_for(header, n);
-  if (header.kind == FilterKind::kBloom) {
+  const auto* scheme = dynamic_cast<const SchemeBloom*>(&filter);
+  if (header.kind == FilterKind::kBloom && scheme != nullptr) {
+    // Positions at random (the textbook model): the rate of X set bits is (X/m)^k.
+    const double m = static_cast<double>(scheme->bits());
+    const uint64_t x = scheme->set_bit_count();
+    s.filter_bits = scheme->bits();
+    s.set_bits = x;
+    s.fill = static_cast<double>(x) / m;
+    const double distinct = model::bloom_fill_distinct(static_cast<double>(x), m, scheme->k());
+    if (std::isfinite(distinct)) s.distinct_from_fill = distinct;
+    s.fill_fpr = model::bloom_fill_fpr(static_cast<double>(x), m, scheme->k());
+    s.fill_check = check_fill(header, x, n);
+  } else if (header.kind == FilterKind::kBloom) {
     const auto* bloom = dynamic_cast<const BloomFilter*>(&filter);
     if (bloom == nullptr) {
       throw Error(ErrorCode::kInvalidArgument, "compute_stats: the filter is not a Bloom filter");
@@ -234,7 +278,8 @@ FilterStats compute_stats(const FilterHeader& header, const Filter& filter) {
 
 FillCheck check_fill(const FilterHeader& header, uint64_t set_bits, double n, double z) {
   const model::FillSpread spread =
-      header.variant == static_cast<uint32_t>(BloomVariant::kBlocked512)
+      is_key_scheme(header.hash_id) ? textbook_fill_spread(header.m, n, header.k)
+      : header.variant == static_cast<uint32_t>(BloomVariant::kBlocked512)
           ? model::blocked_fill_spread(header.m, n, header.k)
           : model::standard_fill_spread(header.m, n, header.k);
   FillCheck c;
@@ -251,7 +296,9 @@ FillCheck check_fill(const FilterHeader& header, uint64_t set_bits, double n, do
 
 std::vector<std::string> header_count_problems(const FilterHeader& h, const FilterStats& s) {
   std::vector<std::string> problems;
-  if (h.distinct_estimate > h.keys_added) {
+  // DCSO's N, kept as keys added, counts only the adds that set a new bit: fewer than the
+  // distinct keys whenever a key's bits were all set already.
+  if (h.distinct_estimate > h.keys_added && h.hash_id != kHashDcsoFnv1) {
     problems.push_back(fmt::format("{} distinct keys recorded but only {} keys added",
                                    h.distinct_estimate, h.keys_added));
   }

@@ -5,6 +5,8 @@
 //   java GuavaPeer size                          stdin "n p" lines -> "n p words k" (create + writeTo)
 //   java GuavaPeer create N P 64|32 KEYS OUT     create(stringFunnel(UTF_8), n, p), put, writeTo
 //   java GuavaPeer query FILE KEYS               readFrom, then one line per key: 1 or 0
+//   java GuavaPeer check FILE KEYS               readFrom, then the keys mightContain accepts,
+//                                                one per line (what `bloomtool query` prints)
 //
 // MURMUR128_MITZ_32 is not selectable through the public API; `create ... 32` calls the
 // package-private create(funnel, n, p, strategy) by reflection.
@@ -57,7 +59,8 @@ public class GuavaPeer {
   }
 
   public static void main(String[] args) throws Exception {
-    PrintStream out = new PrintStream(new BufferedOutputStream(System.out, 1 << 16), false);
+    PrintStream out =
+        new PrintStream(new BufferedOutputStream(System.out, 1 << 16), false, StandardCharsets.UTF_8);
     switch (args[0]) {
       case "size": {
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
@@ -87,6 +90,16 @@ public class GuavaPeer {
           bf = BloomFilter.readFrom(in, FUNNEL);
         }
         for (String k : keys(args[2])) out.print(bf.mightContain(k) ? "1\n" : "0\n");
+        break;
+      }
+      case "check": {
+        BloomFilter<CharSequence> bf;
+        try (InputStream in = new FileInputStream(args[1])) {
+          bf = BloomFilter.readFrom(in, FUNNEL);
+        }
+        for (String k : keys(args[2])) {
+          if (bf.mightContain(k)) out.print(k + "\n");
+        }
         break;
       }
       default:

@@ -1,16 +1,24 @@
-// Rewriting a filter file without rebuilding it: the same filter, header facts and bits, with
-// other writer choices (the payload codec: zstd or raw, docs/FORMAT.md).
+// `bloomtool convert`: a filter rewritten without rebuilding it. Between bloomtool files, the same
+// filter, header facts and bits with other writer choices (the payload codec: zstd or raw,
+// docs/FORMAT.md); between formats, a filter read as a bloomtool file, a Guava writeTo file or a
+// DCSO bloom v1 file (plain or gzip) and written as another. Converting a peer's file to a
+// bloomtool file and back reproduces the original bytes (a gzip DCSO file: the same member header
+// and decompressed bytes; docs/FORMAT.md, "Hash schemes (1.1)").
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "bloomtool/filter_file.h"
+#include "bloomtool/foreign_format.h"
+#include "bloomtool/load_filter.h"
 
 namespace bloomtool {
 
 struct ConvertResult {
-  FilterHeader header;  // as written
+  FilterHeader header;  // as written (a peer's output: as read)
   uint64_t input_bytes = 0;
   uint64_t output_bytes = 0;
 };
@@ -24,5 +32,24 @@ struct ConvertResult {
 // bloomtool::Error naming the file at fault; `output` is untouched on any error.
 ConvertResult convert_filter_file(const std::string& input, const std::string& output,
                                   const WriteOptions& options);
+
+struct FormatConvertOptions {
+  WriteOptions write;           // a bloomtool output file: codec, signing
+  ForeignWriteOptions foreign;  // a Guava or DCSO output file
+};
+
+// The bytes of `filter` in a peer's format `to` (guava or dcso); see encode_foreign.
+std::vector<uint8_t> encode_filter_as(const LoadedFilter& filter, FileFormat to,
+                                      const std::string& source,
+                                      const FormatConvertOptions& options = {});
+
+// Reads `input` as `from` and writes `output` as `to`, atomically ("-": standard output). Between
+// two bloomtool files this is convert_filter_file. A filter read from a peer's file and written
+// as a bloomtool file gets tool_version "bloomtool <version>"; its creation time is the peer
+// file's modification time. Throws kInvalidArgument naming `input` when the filter cannot be
+// expressed in `to` (another hash scheme, a geometry the peer cannot hold, writer options the
+// peer's format has no place for).
+ConvertResult convert_filter(const std::string& input, FileFormat from, const std::string& output,
+                             FileFormat to, const FormatConvertOptions& options = {});
 
 }  // namespace bloomtool

@@ -95,6 +95,7 @@ struct FilterHeader {
   // 0 for the other codecs. The chunk table lies at header_bytes.
   uint64_t raw_chunk_bytes = 0;
   uint64_t raw_payload_offset = 0;
+  std::string source_format;  // field 7, raw bytes (foreign_format.h); empty: absent
 
   uint64_t header_bytes = 0;  // filled in by the reader and writer
 };

@@ -1,0 +1,70 @@
+// Bloom filters whose positions come from the key bytes by a peer's rule (format 1.1 hash ids
+// 2-4: Guava MURMUR128_MITZ_64 and MURMUR128_MITZ_32, DCSO bloom v1 FNV-1), bit for bit as the
+// peers compute them, so bloomtool can build, query, check and convert the filters those tools
+// load. Bit i is bit i mod 64 of word i / 64, as in every bloomtool Bloom payload.
+//
+// These schemes have no 64-bit key hash: a key is answered only through the key-level calls
+// (contains_keys, and load_filter.h's filter_contains_keys). The hash-level Filter interface
+// cannot be honoured and answers "maybe" to every hash (never a false negative).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "bloomtool/filter.h"
+#include "bloomtool/word_buffer.h"
+
+namespace bloomtool {
+
+inline constexpr uint32_t kMaxSchemeK = 255;  // hash ids 2-4: one unsigned byte, as in Guava
+
+// True for hash ids 2-4.
+bool is_key_scheme(uint32_t hash_id) noexcept;
+// "guava-mitz64", "guava-mitz32", "dcso-fnv1", "xxh3-64", or "unknown".
+const char* hash_scheme_name(uint32_t hash_id) noexcept;
+// Why m and k are not valid for the scheme ("" when they are): k 1..255; m 1..2^40, and for
+// Guava a whole number of 64-bit words (the peer's bit size is 64 times its word count).
+std::string scheme_geometry_problem(uint32_t hash_id, uint64_t m, uint64_t k);
+
+class SchemeBloom final : public Filter {
+ public:
+  // An empty filter. Throws kInvalidArgument when the geometry is not valid for the scheme.
+  SchemeBloom(uint32_t hash_id, uint64_t m_bits, uint32_t k);
+  // Adopts words (word_count(m) of them, bits at and above m zero).
+  SchemeBloom(uint32_t hash_id, uint64_t m_bits, uint32_t k, WordBuffer words);
+
+  // The k positions of a key; `out` must hold k() entries.
+  void positions(std::string_view key, uint64_t* out) const noexcept;
+  void add(std::string_view key) noexcept;
+  // Adds and reports whether any bit was newly set (DCSO counts such keys as its N).
+  bool add_counting(std::string_view key) noexcept;
+  // Adds with atomic stores: several threads may add to the same filter at once.
+  void add_concurrent(std::span<const std::string_view> keys) noexcept;
+  bool contains(std::string_view key) const noexcept;
+  // out[i] = contains(keys[i]).
+  void contains_keys(std::span<const std::string_view> keys, uint8_t* out) const noexcept;
+
+  // The hash-level interface: always true (see the top of this file).
+  bool contains_hash(uint64_t h) const noexcept override;
+
+  uint32_t hash_id() const noexcept { return hash_id_; }
+  uint64_t bits() const noexcept { return m_; }
+  uint32_t k() const noexcept { return k_; }
+  uint64_t set_bit_count() const noexcept;
+  std::span<const uint64_t> words() const noexcept { return words_.span(); }
+  std::span<uint64_t> mutable_words() noexcept { return words_.span(); }
+
+ private:
+  template <typename Fn>
+  void for_each_position(std::string_view key, Fn&& fn) const noexcept;
+
+  uint32_t hash_id_;
+  uint64_t m_;
+  uint32_t k_;
+  __extension__ unsigned __int128 m_inverse_;  // ceil(2^128 / m): x % m by multiplications
+  WordBuffer words_;
+};
+
+}  // namespace bloomtool

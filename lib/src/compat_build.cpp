@@ -1,0 +1,169 @@
+// Guava- and DCSO-compatible builds (compat_build.h).
+#include "bloomtool/compat_build.h"
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <mutex>
+
+#include "bloomtool/atomic_file.h"
+#include "bloomtool/bloom_build.h"
+#include "bloomtool/dcso_bloom.h"
+#include "bloomtool/error.h"
+#include "bloomtool/hash.h"
+#include "bloomtool/model.h"
+#include "bloomtool/output_target.h"
+#include "bloomtool/scheme_bloom.h"
+
+namespace bloomtool {
+
+namespace {
+
+// Re-throws a peer sizing refusal as a FieldError on `field`, without the "guava: " prefix.
+template <typename F>
+auto sized(const char* field, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const FieldError&) {
+    throw;
+  } catch (const Error& e) {
+    throw FieldError(field, e.what());
+  }
+}
+
+}  // namespace
+
+CompatSize compat_size(const CompatPlan& plan) {
+  if (plan.capacity == 0) throw FieldError("n", "must be at least 1");
+  if (!(plan.fpr > 0.0 && plan.fpr < 1.0)) throw FieldError("p", "must be between 0 and 1");
+  if (plan.hashes && (*plan.hashes == 0 || *plan.hashes > kMaxSchemeK))
+    throw FieldError("k", "must be between 1 and 255");
+  if (plan.bits && (*plan.bits == 0 || *plan.bits > model::kMaxBits))
+    throw FieldError("m", "must be between 1 bit and 2^40 bits");
+  CompatSize s;
+  const double n = static_cast<double>(plan.capacity);
+  if (plan.format == FileFormat::kGuava) {
+    if (plan.bits) {
+      const uint64_t words = (*plan.bits + 63) / 64;
+      if (words > guava::kMaxWords) throw FieldError("m", "more than Guava's 2^31-1 words");
+      s.m = words * 64;
+      s.k = static_cast<uint32_t>(
+          std::max(1.0, std::floor(static_cast<double>(*plan.bits) / n * std::log(2.0) + 0.5)));
+    } else {
+      const guava::Sizing g =
+          sized("n/p", [&] { return guava::size_for(plan.capacity, plan.fpr, plan.guava_k_rule); });
+      s.m = g.bit_size();
+      s.k = g.k;
+    }
+  } else if (plan.format == FileFormat::kDcso) {
+    if (plan.bits) {
+      s.m = *plan.bits;
+      const double k = std::ceil(dcso::go_log(2.0) * static_cast<double>(s.m) / n);
+      s.k = static_cast<uint32_t>(std::min(k, 1e6));
+    } else {
+      const dcso::Sizing d = sized("n/p", [&] { return dcso::size_for(plan.capacity, plan.fpr); });
+      s.m = d.m;
+      s.k = static_cast<uint32_t>(std::min<uint64_t>(d.k, 1000000));
+    }
+  } else {
+    throw Error(ErrorCode::kInvalidArgument, "compat_size: not a peer format");
+  }
+  if (plan.hashes) s.k = *plan.hashes;
+  if (s.m > model::kMaxBits) throw FieldError("n/p", "need more than 2^40 bits");
+  if (s.k > kMaxSchemeK) {
+    throw FieldError("k", "the peer's sizing gives k = " + std::to_string(s.k) +
+                              ", above the 255 a filter may use");
+  }
+  return s;
+}
+
+CompatBuild build_compat(KeyStream& keys, const CompatPlan& plan) {
+  const CompatSize size = compat_size(plan);
+  const bool dcso = plan.format == FileFormat::kDcso;
+  const uint32_t hash_id = dcso ? kHashDcsoFnv1 : kHashGuavaMitz64;
+  auto filter = std::make_unique<SchemeBloom>(hash_id, size.m, size.k);
+  CompatBuild r;
+  if (!dcso) {
+    r.input = keys.for_each([&](const HashedBatch& b) { filter->add_concurrent(b.keys); });
+  } else {
+    // Positions on every thread, bits in input order on this one: DCSO's N counts the keys that
+    // set at least one new bit, which depends on the order.
+    const size_t k = size.k;
+    uint64_t counted = 0;
+    uint64_t* words = filter->mutable_words().data();
+    r.input = keys.for_each_ordered(
+        [&](const HashedBatch& b, std::string& out) {
+          uint64_t pos[kMaxSchemeK];
+          for (std::string_view key : b.keys) {
+            filter->positions(key, pos);
+            out.append(reinterpret_cast<const char*>(pos), k * 8);
+          }
+        },
+        [&](std::string& piece) {
+          const size_t n = piece.size() / 8;
+          for (size_t at = 0; at < n; at += k) {
+            bool fresh = false;
+            for (size_t j = 0; j < k; ++j) {
+              uint64_t p;
+              std::memcpy(&p, piece.data() + (at + j) * 8, 8);
+              const uint64_t mask = uint64_t{1} << (p & 63);
+              fresh |= (words[p >> 6] & mask) == 0;
+              words[p >> 6] |= mask;
+            }
+            counted += fresh ? 1 : 0;
+          }
+          return true;
+        });
+    r.counted = counted;
+  }
+  const double m = static_cast<double>(size.m);
+  r.distinct_from_fill =
+      model::bloom_fill_distinct(static_cast<double>(filter->set_bit_count()), m, size.k);
+  if (!plan.allow_overfill && r.distinct_from_fill > 1.2 * static_cast<double>(plan.capacity)) {
+    throw OverfillError(std::isfinite(r.distinct_from_fill)
+                            ? static_cast<uint64_t>(r.distinct_from_fill)
+                            : r.input.keys,
+                        plan.capacity);
+  }
+
+  FilterHeader& h = r.filter.header;
+  h.minor = kFormatMinorLatest;
+  h.kind = FilterKind::kBloom;
+  h.hash_id = hash_id;
+  h.m = size.m;
+  h.k = size.k;
+  h.lines_read = r.input.lines;
+  h.empty_lines = r.input.empty_lines;
+  h.input_options = input_options_text(keys.input_options());
+  h.keys_added = dcso ? r.counted : r.input.keys;
+  h.distinct_estimate = std::isfinite(r.distinct_from_fill)
+                            ? static_cast<uint64_t>(std::llround(r.distinct_from_fill))
+                            : r.input.keys;
+  h.payload_raw_bytes = filter->words().size() * 8;
+  if (dcso) {
+    SourceFormat s;
+    s.source = SourceFormat::Source::kDcso;
+    s.capacity = plan.capacity;
+    s.fpp_bits = std::bit_cast<uint64_t>(plan.fpr);
+    s.count = r.counted;
+    h.source_format = encode_source_format(s);
+  } else {
+    h.source_format = encode_source_format(SourceFormat{});
+  }
+  r.filter.filter = std::move(filter);
+  return r;
+}
+
+uint64_t write_output_bytes(const std::string& path, std::span<const uint8_t> bytes) {
+  const OutputTarget target = resolve_output_target(path);
+  if (target.kind != OutputKind::kFile) {
+    write_output_stream(target, bytes);
+    return bytes.size();
+  }
+  AtomicFile file(path);
+  file.write(bytes);
+  file.commit();
+  return bytes.size();
+}
+
+}  // namespace bloomtool

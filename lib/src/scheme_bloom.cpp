@@ -1,0 +1,180 @@
+// The peers' key-to-position rules (docs/FORMAT.md, "Hash schemes (1.1)"):
+//
+//   Guava MURMUR128_MITZ_64 (BloomFilterStrategies.java): (h1, h2) = murmur3_x64_128(key, 0);
+//     combined = h1; k times: position (combined & 2^63-1) % m, combined += h2.
+//   Guava MURMUR128_MITZ_32: hash1 = low 32 bits of h1, hash2 = high 32 bits; for i = 1..k:
+//     c = hash1 + i * hash2 (32-bit wrapping), c = ~c if negative, position c % m.
+//   DCSO bloom v1 (bloom.go, Fingerprint): h = fnv1_64(key) % P; k times: h = (h * G mod 2^64)
+//     % P, position h % m.
+//
+// Remainders by m use the multiply-only remainder of fast_mod.h.
+#include "bloomtool/scheme_bloom.h"
+
+#include <bit>
+
+#include "bloomtool/dcso_bloom.h"
+#include "bloomtool/error.h"
+#include "bloomtool/hash.h"
+#include "bloomtool/interop_hash.h"
+#include "bloomtool/model.h"
+#include "fast_mod.h"
+
+namespace bloomtool {
+
+namespace {
+
+// x % P for P = 2^64 - 59: x < 2P, so one conditional subtraction.
+inline uint64_t mod_dcso_prime(uint64_t x) noexcept {
+  return x >= dcso::kPrime ? x - dcso::kPrime : x;
+}
+
+}  // namespace
+
+bool is_key_scheme(uint32_t hash_id) noexcept {
+  return hash_id == kHashGuavaMitz64 || hash_id == kHashGuavaMitz32 || hash_id == kHashDcsoFnv1;
+}
+
+const char* hash_scheme_name(uint32_t hash_id) noexcept {
+  switch (hash_id) {
+    case kHashXxh3_64:
+      return "xxh3-64";
+    case kHashGuavaMitz64:
+      return "guava-mitz64";
+    case kHashGuavaMitz32:
+      return "guava-mitz32";
+    case kHashDcsoFnv1:
+      return "dcso-fnv1";
+    default:
+      return "unknown";
+  }
+}
+
+std::string scheme_geometry_problem(uint32_t hash_id, uint64_t m, uint64_t k) {
+  if (!is_key_scheme(hash_id)) return "hash id " + std::to_string(hash_id) + " is not a key scheme";
+  if (k == 0 || k > kMaxSchemeK) return "k=" + std::to_string(k) + " is out of range (1 to 255)";
+  if (m == 0 || m > model::kMaxBits) {
+    return "m=" + std::to_string(m) + " is out of range (1 bit to 2^40 bits)";
+  }
+  if (hash_id != kHashDcsoFnv1 && m % 64 != 0) {
+    return "m=" + std::to_string(m) + " is not a whole number of 64-bit words (Guava)";
+  }
+  return "";
+}
+
+SchemeBloom::SchemeBloom(uint32_t hash_id, uint64_t m_bits, uint32_t k)
+    : SchemeBloom(hash_id, m_bits, k, WordBuffer()) {}
+
+SchemeBloom::SchemeBloom(uint32_t hash_id, uint64_t m_bits, uint32_t k, WordBuffer words)
+    : hash_id_(hash_id), m_(m_bits), k_(k), m_inverse_(0), words_(std::move(words)) {
+  const std::string why = scheme_geometry_problem(hash_id, m_bits, k);
+  if (!why.empty()) throw Error(ErrorCode::kInvalidArgument, "Bloom filter: " + why);
+  m_inverse_ = fast_mod_inverse(m_);
+  const uint64_t want = (m_ + 63) / 64;
+  if (words_.size() == 0) {
+    check_memory_available(want * 8, "a filter");
+    words_ = WordBuffer(static_cast<size_t>(want));
+  } else if (words_.size() != want) {
+    throw Error(ErrorCode::kInvalidArgument, "Bloom filter: word count does not match m");
+  }
+}
+
+template <typename Fn>
+void SchemeBloom::for_each_position(std::string_view key, Fn&& fn) const noexcept {
+  switch (hash_id_) {
+    case kHashGuavaMitz64: {
+      const Hash128 h = murmur3_x64_128(key, 0);
+      uint64_t combined = h.h1;
+      for (uint32_t i = 0; i < k_; ++i) {
+        if (!fn(fast_mod(combined & 0x7fffffffffffffffull, m_inverse_, m_))) return;
+        combined += h.h2;
+      }
+      return;
+    }
+    case kHashGuavaMitz32: {
+      const uint64_t h1 = murmur3_x64_128(key, 0).h1;
+      const auto hash1 = static_cast<uint32_t>(h1);
+      const auto hash2 = static_cast<uint32_t>(h1 >> 32);
+      for (uint32_t i = 1; i <= k_; ++i) {
+        uint32_t c = hash1 + i * hash2;
+        if (c & 0x80000000u) c = ~c;
+        if (!fn(fast_mod(c, m_inverse_, m_))) return;
+      }
+      return;
+    }
+    default: {  // kHashDcsoFnv1 (the constructor admits nothing else)
+      uint64_t h = mod_dcso_prime(fnv1_64(key));
+      for (uint32_t i = 0; i < k_; ++i) {
+        h = mod_dcso_prime(h * dcso::kMultiplier);  // the product wraps modulo 2^64, as in Go
+        if (!fn(fast_mod(h, m_inverse_, m_))) return;
+      }
+      return;
+    }
+  }
+}
+
+void SchemeBloom::positions(std::string_view key, uint64_t* out) const noexcept {
+  size_t i = 0;
+  for_each_position(key, [&](uint64_t pos) {
+    out[i++] = pos;
+    return true;
+  });
+}
+
+void SchemeBloom::add(std::string_view key) noexcept {
+  uint64_t* w = words_.data();
+  for_each_position(key, [&](uint64_t pos) {
+    w[pos >> 6] |= uint64_t{1} << (pos & 63);
+    return true;
+  });
+}
+
+bool SchemeBloom::add_counting(std::string_view key) noexcept {
+  uint64_t* w = words_.data();
+  bool fresh = false;
+  for_each_position(key, [&](uint64_t pos) {
+    const uint64_t mask = uint64_t{1} << (pos & 63);
+    fresh |= (w[pos >> 6] & mask) == 0;
+    w[pos >> 6] |= mask;
+    return true;
+  });
+  return fresh;
+}
+
+void SchemeBloom::add_concurrent(std::span<const std::string_view> keys) noexcept {
+  uint64_t* w = words_.data();
+  for (std::string_view key : keys) {
+    for_each_position(key, [&](uint64_t pos) {
+      const uint64_t mask = uint64_t{1} << (pos & 63);
+      if ((__atomic_load_n(&w[pos >> 6], __ATOMIC_RELAXED) & mask) == 0)
+        __atomic_fetch_or(&w[pos >> 6], mask, __ATOMIC_RELAXED);
+      return true;
+    });
+  }
+}
+
+bool SchemeBloom::contains(std::string_view key) const noexcept {
+  const uint64_t* w = words_.data();
+  bool all = true;
+  for_each_position(key, [&](uint64_t pos) {
+    all = ((w[pos >> 6] >> (pos & 63)) & 1) != 0;
+    return all;
+  });
+  return all;
+}
+
+void SchemeBloom::contains_keys(std::span<const std::string_view> keys,
+                                uint8_t* out) const noexcept {
+  for (size_t i = 0; i < keys.size(); ++i) out[i] = contains(keys[i]) ? 1 : 0;
+}
+
+bool SchemeBloom::contains_hash(uint64_t) const noexcept {
+  return true;
+}
+
+uint64_t SchemeBloom::set_bit_count() const noexcept {
+  uint64_t c = 0;
+  for (uint64_t w : words_.span()) c += static_cast<uint64_t>(std::popcount(w));
+  return c;
+}
+
+}  // namespace bloomtool

@@ -1,0 +1,226 @@
+// Hash ids 2-4 (format 1.1): SchemeBloom's positions against the peer components that the interop
+// tests check against the real Guava and DCSO (guava_bloom.h, dcso_bloom.h), field 7, peer files
+// loaded as bloomtool filters and written back, and a bloomtool file of each scheme.
+#include <catch2/catch.hpp>
+
+#include <bit>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bloomtool/convert.h"
+#include "bloomtool/dcso_bloom.h"
+#include "bloomtool/error.h"
+#include "bloomtool/filter_file.h"
+#include "bloomtool/foreign_format.h"
+#include "bloomtool/guava_bloom.h"
+#include "bloomtool/hash.h"
+#include "bloomtool/load_filter.h"
+#include "bloomtool/scheme_bloom.h"
+#include "fast_mod.h"
+#include "temp_dir.h"
+
+using namespace bloomtool;
+
+namespace {
+
+std::vector<std::string> make_keys(size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::string> keys;
+  for (size_t i = 0; i < n; ++i) {
+    std::string k(rng() % 40, '\0');
+    for (char& c : k) c = static_cast<char>(rng());
+    keys.push_back(k);
+  }
+  return keys;
+}
+
+std::string bytes_of(const std::vector<uint8_t>& v) {
+  return std::string(v.begin(), v.end());
+}
+
+}  // namespace
+
+TEST_CASE("scheme positions equal the peer components' for many m and k", "[scheme]") {
+  const std::vector<std::string> keys = make_keys(300, 7);
+  // The real comparison, on filters small enough to allocate: every m from 64 to 64*200 by 64
+  // for Guava and every m from 1 to 5000 for DCSO, against the peer components.
+  for (uint64_t words = 1; words <= 200; ++words) {
+    for (auto strategy : {guava::Strategy::kMurmur128Mitz64, guava::Strategy::kMurmur128Mitz32}) {
+      const uint32_t k = static_cast<uint32_t>(1 + words % 13);
+      guava::GuavaBloom g(words, k, strategy);
+      SchemeBloom s(
+          strategy == guava::Strategy::kMurmur128Mitz64 ? kHashGuavaMitz64 : kHashGuavaMitz32,
+          words * 64, k);
+      std::vector<uint64_t> a(k), b(k);
+      for (const std::string& key : keys) {
+        g.positions(key, a.data());
+        s.positions(key, b.data());
+        REQUIRE(a == b);
+      }
+    }
+  }
+  for (uint64_t m = 1; m <= 5000; m += 7) {
+    const uint64_t k = 1 + m % 11;
+    dcso::DcsoBloom d(100, 0.01, k, m);
+    SchemeBloom s(kHashDcsoFnv1, m, static_cast<uint32_t>(k));
+    std::vector<uint64_t> a(k), b(k);
+    for (const std::string& key : keys) {
+      d.positions(key, a.data());
+      s.positions(key, b.data());
+      REQUIRE(a == b);
+    }
+  }
+}
+
+TEST_CASE("the multiply-only remainder equals %", "[scheme]") {
+  std::mt19937_64 rng(11);
+  std::vector<uint64_t> divisors = {1,
+                                    2,
+                                    3,
+                                    63,
+                                    64,
+                                    65,
+                                    (uint64_t{1} << 37) - 64,
+                                    uint64_t{1} << 40,
+                                    18446744073709551557ull,
+                                    ~uint64_t{0}};
+  for (int i = 0; i < 200; ++i) divisors.push_back((rng() >> (rng() % 64)) | 1);
+  for (uint64_t d : divisors) {
+    const FastModInverse inv = fast_mod_inverse(d);
+    for (uint64_t x : {uint64_t{0}, uint64_t{1}, d - 1, d, d + 1, ~uint64_t{0}}) {
+      REQUIRE(fast_mod(x, inv, d) == x % d);
+    }
+    for (int j = 0; j < 500; ++j) {
+      const uint64_t x = rng();
+      REQUIRE(fast_mod(x, inv, d) == x % d);
+    }
+  }
+}
+
+TEST_CASE("scheme filters answer like the peer components", "[scheme]") {
+  const std::vector<std::string> members = make_keys(2000, 1);
+  const std::vector<std::string> others = make_keys(20000, 2);
+  guava::GuavaBloom g = guava::GuavaBloom::create(2000, 0.01);
+  SchemeBloom gs(kHashGuavaMitz64, g.bit_size(), g.k());
+  dcso::DcsoBloom d = dcso::DcsoBloom::create(2000, 0.01);
+  SchemeBloom ds(kHashDcsoFnv1, d.bits(), static_cast<uint32_t>(d.k()));
+  uint64_t counted = 0;
+  for (const std::string& key : members) {
+    g.put(key);
+    gs.add(key);
+    d.add(key);
+    counted += ds.add_counting(key) ? 1 : 0;
+  }
+  CHECK(counted == d.count());
+  REQUIRE(std::equal(gs.words().begin(), gs.words().end(), g.words().begin()));
+  REQUIRE(std::equal(ds.words().begin(), ds.words().end(), d.words().begin()));
+  std::vector<std::string_view> views(others.begin(), others.end());
+  std::vector<uint8_t> out(views.size());
+  gs.contains_keys(views, out.data());
+  for (size_t i = 0; i < views.size(); ++i) REQUIRE((out[i] != 0) == g.might_contain(others[i]));
+  ds.contains_keys(views, out.data());
+  for (size_t i = 0; i < views.size(); ++i) REQUIRE((out[i] != 0) == d.check(others[i]));
+  CHECK(gs.contains_hash(12345));  // the hash interface cannot answer: "maybe", never "absent"
+}
+
+TEST_CASE("scheme geometry limits", "[scheme]") {
+  CHECK(scheme_geometry_problem(kHashGuavaMitz64, 64, 255).empty());
+  CHECK(scheme_geometry_problem(kHashGuavaMitz64, 64, 256) == "k=256 is out of range (1 to 255)");
+  CHECK(scheme_geometry_problem(kHashGuavaMitz32, 65, 3) ==
+        "m=65 is not a whole number of 64-bit words (Guava)");
+  CHECK(scheme_geometry_problem(kHashDcsoFnv1, 65, 3).empty());
+  CHECK(scheme_geometry_problem(kHashDcsoFnv1, (uint64_t{1} << 40) + 1, 3) ==
+        "m=1099511627777 is out of range (1 bit to 2^40 bits)");
+  CHECK(scheme_geometry_problem(kHashXxh3_64, 64, 3) == "hash id 1 is not a key scheme");
+  CHECK_THROWS_AS(SchemeBloom(kHashDcsoFnv1, 0, 3), Error);
+}
+
+TEST_CASE("field 7 round trips and rejects damage", "[scheme]") {
+  SourceFormat g;
+  CHECK(encode_source_format(g) == std::string("\x01\x00\x00\x00", 4));
+  CHECK(decode_source_format(encode_source_format(g), "f") == g);
+  SourceFormat d;
+  d.source = SourceFormat::Source::kDcso;
+  d.gzip = true;
+  d.gzip_header = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff};
+  d.flags = 1;
+  d.capacity = 1000;
+  d.fpp_bits = std::bit_cast<uint64_t>(0.01);
+  d.count = 997;
+  d.data = {'h', 'i', '\n'};
+  const std::string bytes = encode_source_format(d);
+  CHECK(bytes.size() == 44 + 10 + 8 + 3);
+  CHECK(decode_source_format(bytes, "f") == d);
+  for (size_t cut = 0; cut < bytes.size(); ++cut) {
+    CHECK_THROWS_AS(decode_source_format(bytes.substr(0, cut), "f"), Error);
+  }
+  std::string wrong = bytes;
+  wrong[0] = 3;
+  CHECK_THROWS_WITH(decode_source_format(wrong, "f"),
+                    "f: corrupt: source format field: unknown source 3");
+}
+
+TEST_CASE("peer files load as filters of their scheme and convert back byte for byte", "[scheme]") {
+  test::TempDir dir;
+  const std::vector<std::string> members = make_keys(3000, 3);
+  const std::vector<std::string> others = make_keys(3000, 4);
+  guava::GuavaBloom g = guava::GuavaBloom::create(3000, 0.02);
+  dcso::DcsoBloom d = dcso::DcsoBloom::create(3000, 0.02);
+  for (const std::string& key : members) {
+    g.put(key);
+    d.add(key);
+  }
+  d.set_data({'m', 'e', 't', 'a'});
+  const std::string gpath = dir.write("g.bin", bytes_of(g.serialize()));
+  const std::string dpath = dir.write("d.bloom", bytes_of(d.serialize()));
+
+  LoadedFilter lg = load_filter_as(gpath, FileFormat::kGuava);
+  CHECK(lg.header.hash_id == kHashGuavaMitz64);
+  CHECK(lg.header.m == g.bit_size());
+  CHECK(lg.header.k == g.k());
+  CHECK(lg.header.keys_added == g.approximate_element_count());
+  CHECK(std::llabs(static_cast<long long>(lg.header.distinct_estimate) -
+                   static_cast<long long>(g.approximate_element_count())) <= 1);
+  LoadedFilter ld = load_filter_as(dpath, FileFormat::kDcso);
+  CHECK(ld.header.hash_id == kHashDcsoFnv1);
+  CHECK(ld.header.keys_added == d.count());
+
+  std::vector<std::string_view> views(others.begin(), others.end());
+  std::vector<uint8_t> out(views.size());
+  filter_contains_keys(lg, views, out.data());
+  for (size_t i = 0; i < views.size(); ++i) REQUIRE((out[i] != 0) == g.might_contain(others[i]));
+  filter_contains_keys(ld, views, out.data());
+  for (size_t i = 0; i < views.size(); ++i) REQUIRE((out[i] != 0) == d.check(others[i]));
+
+  // To a bloomtool file (minor 1, field 7) and back.
+  for (auto* f : {&lg, &ld}) {
+    const FileFormat peer = f == &lg ? FileFormat::kGuava : FileFormat::kDcso;
+    const std::vector<uint8_t> bt = encode_filter_as(*f, FileFormat::kBloomtool, "src");
+    const std::string btpath = dir.write(std::string(file_format_name(peer)) + ".bf", bytes_of(bt));
+    LoadedFilter back = load_filter(btpath);
+    CHECK(back.header.minor == kFormatMinorLatest);
+    CHECK(back.header.source_format == f->header.source_format);
+    filter_contains_keys(back, views, out.data());
+    const std::vector<uint8_t> peer_bytes = encode_foreign(back, peer, btpath);
+    CHECK(bytes_of(peer_bytes) ==
+          bytes_of(peer == FileFormat::kGuava ? g.serialize() : d.serialize()));
+  }
+  // A scheme cannot be written as another peer's file.
+  CHECK_THROWS_WITH(encode_foreign(lg, FileFormat::kDcso, "g.bf"),
+                    "g.bf: cannot write a dcso file: the filter uses hash scheme guava-mitz64 "
+                    "(hash id 2), not dcso-fnv1");
+}
+
+TEST_CASE("bloomtool files of hash id 1 stay version 1.0", "[scheme]") {
+  FilterHeader h;
+  h.hash_id = kHashXxh3_64;
+  h.m = 64;
+  h.k = 3;
+  h.seed = kDefaultSeed;
+  std::vector<uint64_t> words(1, 0);
+  const std::vector<uint8_t> bytes = encode_filter_file(h, words, 8);
+  CHECK(bytes[10] == 0);
+  CHECK(h.minor == 0);
+}
