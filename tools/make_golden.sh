@@ -59,6 +59,48 @@ for entry in "${golden[@]}"; do
   echo "make_golden: wrote $out ($(stat -c %s "$out") bytes)"
 done
 
+# Format 1.1, hash ids 2-4: the peers' own files (built as the peers build them) and the bloomtool
+# files `convert` makes of them. The MITZ_32 file is the MITZ_64 one with ordinal 0 (a valid
+# Guava file of the other strategy); the DCSO files carry a data block (`bloom set-data`).
+foreign=(
+  "guava-mitz64.bin|build -q --threads 1 --compat guava -n 40 -p 0.05 $keys"
+  "dcso.bloom|build -q --threads 1 --compat dcso -n 40 -p 0.05 $keys"
+  "dcso.bloom.gz|build -q --threads 1 --compat dcso --gzip -n 40 -p 0.05 $keys"
+)
+for entry in "${foreign[@]}"; do
+  name=${entry%%|*}
+  args=${entry#*|}
+  out=testdata/golden/$name
+  if [ -e "$out" ] && [ $force -eq 0 ]; then
+    echo "make_golden: keeping $out"
+    continue
+  fi
+  # shellcheck disable=SC2086
+  "$bt" $args -o "$out"
+  case $name in
+    guava-mitz64.bin) { printf '\x00'; tail -c +2 "$out"; } >testdata/golden/guava-mitz32.bin ;;
+    dcso.bloom) printf 'golden data block\n' >>"$out" ;;
+  esac
+  echo "make_golden: wrote $out ($(stat -c %s "$out") bytes)"
+done
+converted=(
+  "v1.1-bloom-guava-mitz64.bf|guava-mitz64.bin|guava"
+  "v1.1-bloom-guava-mitz32.bf|guava-mitz32.bin|guava"
+  "v1.1-bloom-dcso.bf|dcso.bloom|dcso"
+  "v1.1-bloom-dcso-gzip.bf|dcso.bloom.gz|dcso"
+)
+for entry in "${converted[@]}"; do
+  IFS='|' read -r name source from <<<"$entry"
+  out=testdata/golden/$name
+  if [ -e "$out" ] && [ $force -eq 0 ]; then
+    echo "make_golden: keeping $out"
+    continue
+  fi
+  touch -d @"$SOURCE_DATE_EPOCH" "testdata/golden/$source"  # created = the source's mtime
+  "$bt" convert -q "testdata/golden/$source" --from "$from" --to bloomtool -o "$out"
+  echo "make_golden: wrote $out ($(stat -c %s "$out") bytes)"
+done
+
 rm -f testdata/bad/*.bf
 "$craft" bad testdata/golden testdata/bad
 echo "make_golden: wrote $(find testdata/bad -name '*.bf' | wc -l) files in testdata/bad/"

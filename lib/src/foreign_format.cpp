@@ -75,7 +75,6 @@ LoadedFilter make_loaded(const std::string& path, uint32_t hash_id, uint64_t m, 
       model::bloom_fill_distinct(static_cast<double>(set_bits), static_cast<double>(m), k);
   h.distinct_estimate =
       std::isfinite(distinct) ? static_cast<uint64_t>(std::floor(distinct + 0.5)) : m;
-  h.created_unix = modification_time(path);
   h.payload_raw_bytes = words.size() * 8;
   h.source_format = encode_source_format(source);
   out.file_bytes = file_bytes;
@@ -83,9 +82,7 @@ LoadedFilter make_loaded(const std::string& path, uint32_t hash_id, uint64_t m, 
   return out;
 }
 
-LoadedFilter load_guava(const std::string& path) {
-  const std::vector<uint8_t> bytes =
-      interop_io::read_file(path, guava::GuavaBloom::kMaxHeaderAndWords);
+LoadedFilter parse_guava(std::span<const uint8_t> bytes, const std::string& path) {
   guava::GuavaBloom g = guava::GuavaBloom::deserialize(bytes, path);
   const uint64_t m = g.bit_size();
   if (m > model::kMaxBits) {
@@ -103,8 +100,8 @@ LoadedFilter load_guava(const std::string& path) {
                      bytes.size());
 }
 
-LoadedFilter load_dcso(const std::string& path) {
-  const std::vector<uint8_t> file = interop_io::read_file(path, dcso::kDefaultMaxBytes);
+LoadedFilter parse_dcso(std::span<const uint8_t> file, const std::string& path,
+                        uint64_t max_bytes) {
   SourceFormat s;
   s.source = SourceFormat::Source::kDcso;
   std::string name = path;
@@ -120,7 +117,7 @@ LoadedFilter load_dcso(const std::string& path) {
     }
     s.gzip = true;
     s.gzip_header.assign(file.begin(), file.begin() + static_cast<ptrdiff_t>(header));
-    plain_storage = interop_io::gunzip(file, path, dcso::kDefaultMaxBytes);
+    plain_storage = interop_io::gunzip(file, path, max_bytes);
     plain = plain_storage;
     name = path + " (decompressed)";
   }
@@ -240,15 +237,21 @@ SourceFormat decode_source_format(std::string_view bytes, const std::string& pat
   return s;
 }
 
+LoadedFilter parse_foreign(std::span<const uint8_t> bytes, FileFormat format,
+                           const std::string& name, uint64_t max_bytes) {
+  if (format == FileFormat::kGuava) return parse_guava(bytes, name);
+  if (format == FileFormat::kDcso) return parse_dcso(bytes, name, max_bytes);
+  throw Error(ErrorCode::kInvalidArgument, "parse_foreign: not a peer format");
+}
+
 LoadedFilter load_filter_as(const std::string& path, FileFormat format) {
-  switch (format) {
-    case FileFormat::kGuava:
-      return load_guava(path);
-    case FileFormat::kDcso:
-      return load_dcso(path);
-    default:
-      return load_filter(path);
-  }
+  if (format == FileFormat::kBloomtool) return load_filter(path);
+  const uint64_t max_bytes =
+      format == FileFormat::kGuava ? guava::GuavaBloom::kMaxHeaderAndWords : dcso::kDefaultMaxBytes;
+  const std::vector<uint8_t> bytes = interop_io::read_file(path, max_bytes);
+  LoadedFilter f = parse_foreign(bytes, format, path, max_bytes);
+  f.header.created_unix = modification_time(path);
+  return f;
 }
 
 std::vector<uint8_t> encode_foreign(const LoadedFilter& f, FileFormat to, const std::string& path,

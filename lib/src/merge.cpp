@@ -15,9 +15,11 @@
 
 #include "bloomtool/bloom.h"
 #include "bloomtool/error.h"
+#include "bloomtool/foreign_format.h"
 #include "bloomtool/hash.h"
 #include "bloomtool/load_filter.h"
 #include "bloomtool/model.h"
+#include "bloomtool/scheme_bloom.h"
 
 namespace bloomtool {
 
@@ -87,6 +89,15 @@ void check_mergeable(const FilterHeader& first, const std::string& first_path,
   differ("normalisation", option_text(other.normalisation), option_text(first.normalisation));
   differ("input options", option_text(other.input_options), option_text(first.input_options));
   differ("kind parameters", params_text(other.kind_params), params_text(first.kind_params));
+  // DCSO's Join refuses filters sized for another n or p; so does merge.
+  if (first.hash_id == kHashDcsoFnv1 && !first.source_format.empty() &&
+      !other.source_format.empty()) {
+    const SourceFormat a = decode_source_format(first.source_format, first_path);
+    const SourceFormat b = decode_source_format(other.source_format, other_path);
+    differ("DCSO n (field 7)", std::to_string(b.capacity), std::to_string(a.capacity));
+    differ("DCSO p (field 7)", fmt::format("{}", std::bit_cast<double>(b.fpp_bits)),
+           fmt::format("{}", std::bit_cast<double>(a.fpp_bits)));
+  }
 }
 
 MergedFilter merge_filter_files(const std::vector<std::string>& paths, MergeOp op) {
@@ -103,11 +114,19 @@ MergedFilter merge_filter_files(const std::vector<std::string>& paths, MergeOp o
     }
     headers.push_back(read_filter_header(path));
     check_mergeable(headers.front(), paths.front(), headers.back(), path);
-    if (headers.back().hash_id != kHashXxh3_64) {
-      throw Error(ErrorCode::kUnsupported,
-                  path + ": unsupported: hash id " + std::to_string(headers.back().hash_id));
+    const FilterHeader& h = headers.back();
+    if (is_key_scheme(h.hash_id)) {
+      const std::string why = scheme_geometry_problem(h.hash_id, h.m, h.k);
+      if (!why.empty()) throw Error(ErrorCode::kCorrupt, path + ": corrupt: " + why);
+      if (h.variant != 0 || h.payload_raw_bytes != (h.m + 63) / 64 * 8)
+        throw Error(ErrorCode::kCorrupt, path + ": corrupt: payload length does not match m");
+      continue;
     }
-    check_bloom_header(headers.back(), path);
+    if (h.hash_id != kHashXxh3_64) {
+      throw Error(ErrorCode::kUnsupported,
+                  path + ": unsupported: hash id " + std::to_string(h.hash_id));
+    }
+    check_bloom_header(h, path);
   }
 
   const FilterHeader& first = headers.front();
@@ -159,6 +178,12 @@ MergedFilter merge_filter_files(const std::vector<std::string>& paths, MergeOp o
     smallest_distinct = std::min(smallest_distinct, in.distinct_estimate);
   }
   h.keys_added = keys;
+  if (!first.source_format.empty() && first.hash_id == kHashDcsoFnv1) {
+    // DCSO's N: summed by a union, as Join sums it; the smallest for an intersection.
+    SourceFormat src = decode_source_format(first.source_format, paths.front());
+    src.count = keys;
+    h.source_format = encode_source_format(src);
+  }
 
   const std::span<const uint64_t> words = out.words.span();
   const double m = static_cast<double>(h.m);
@@ -184,7 +209,7 @@ MergedFilter merge_filter_files(const std::vector<std::string>& paths, MergeOp o
                          ? model::blocked_fill_distinct(x, m, k)
                          : model::bloom_fill_distinct(x, m, k);
   uint64_t distinct = std::isfinite(est) ? static_cast<uint64_t>(std::llround(est)) : keys;
-  distinct = std::min(distinct, keys);
+  if (h.hash_id != kHashDcsoFnv1) distinct = std::min(distinct, keys);  // DCSO's N undercounts
   if (op == MergeOp::kIntersect) distinct = std::min(distinct, smallest_distinct);
   h.distinct_estimate = distinct;
   return out;

@@ -2,14 +2,20 @@
 // or gzip) on arbitrary bytes. The first byte picks the reader: bit 0 clear = Guava, set = DCSO
 // (bit 1 set: the rest is gunzipped first, with a 1 MiB output cap). A file is either rejected
 // with a corrupt / unsupported / limit error naming it, or it loads, answers queries without
-// throwing, and serializes back to exactly the bytes it was read from.
+// throwing, and serializes back to exactly the bytes it was read from. The same bytes then go
+// through the CLI's path (foreign_format.h): parsed as a bloomtool filter of the peer's scheme,
+// queried through filter_contains_keys, written as a bloomtool file (field 7), read back, and
+// written in the peer's format again: the same bytes (gzip: the same decompressed bytes).
 #include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "bloomtool/convert.h"
 #include "bloomtool/dcso_bloom.h"
+#include "bloomtool/foreign_format.h"
 #include "bloomtool/guava_bloom.h"
+#include "bloomtool/load_filter.h"
 #include "fuzz_util.h"
 #include "interop_io.h"
 
@@ -46,6 +52,43 @@ void dcso_case(std::span<const uint8_t> bytes, bool gzip) {
   }
 }
 
+// The CLI's path: a peer file as a filter, to a bloomtool file and back.
+void as_filter_case(std::span<const uint8_t> bytes, FileFormat format) {
+  const std::string name = "fuzz.peer";
+  const bool gzip = format == FileFormat::kDcso && interop_io::looks_gzip(bytes);
+  LoadedFilter f;
+  try {
+    f = parse_foreign(bytes, format, name, 1 << 20);
+  } catch (const Error& e) {
+    fuzz::check_error(e, name,
+                      {ErrorCode::kCorrupt, ErrorCode::kUnsupported, ErrorCode::kLimitExceeded});
+    return;
+  }
+  std::vector<std::string_view> keys(std::begin(kProbeKeys), std::end(kProbeKeys));
+  std::vector<uint8_t> found(keys.size());
+  filter_contains_keys(f, keys, found.data());
+  const std::vector<uint8_t> again = encode_foreign(f, format, name);
+  std::vector<uint8_t> original(bytes.begin(), bytes.end());
+  if (gzip) {
+    original = interop_io::gunzip(bytes, name, 1 << 20);
+    FUZZ_CHECK(interop_io::gunzip(again, name, 1 << 20) == original);
+  } else {
+    FUZZ_CHECK(again == original);
+  }
+  std::vector<uint8_t> file;
+  try {
+    file = encode_filter_as(f, FileFormat::kBloomtool, name);
+  } catch (const Error& e) {  // a DCSO data block too large for a header
+    fuzz::check_error(e, name, {ErrorCode::kInvalidArgument});
+    return;
+  }
+  LoadedFilter back = make_filter(parse_filter_file(file, "fuzz.bf"), "fuzz.bf");
+  std::vector<uint8_t> found_back(keys.size());
+  filter_contains_keys(back, keys, found_back.data());
+  FUZZ_CHECK(found_back == found);
+  FUZZ_CHECK(encode_foreign(back, format, "fuzz.bf") == again);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -53,8 +96,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::span<const uint8_t> rest(data + 1, size - 1);
   if ((data[0] & 1) == 0) {
     guava_case(rest);
+    as_filter_case(rest, FileFormat::kGuava);
   } else {
     dcso_case(rest, (data[0] & 2) != 0);
+    as_filter_case(rest, FileFormat::kDcso);
   }
   return 0;
 }

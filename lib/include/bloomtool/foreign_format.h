@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,6 +48,11 @@ SourceFormat decode_source_format(std::string_view bytes, const std::string& pat
 // for Guava (which stores no count) its approximateElementCount of the fill; created is the
 // file's modification time. Throws bloomtool::Error naming the file and what is wrong.
 LoadedFilter load_filter_as(const std::string& path, FileFormat format);
+
+// The same for a file image in memory (for tests and fuzzing); created is 0. max_bytes caps the
+// decompressed size of a gzip DCSO image.
+LoadedFilter parse_foreign(std::span<const uint8_t> bytes, FileFormat format,
+                           const std::string& name, uint64_t max_bytes);
 
 // Options of writing a filter in a peer's format.
 struct ForeignWriteOptions {
