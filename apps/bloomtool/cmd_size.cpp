@@ -4,8 +4,10 @@
 #include <memory>
 #include <optional>
 
+#include "bloomtool/compat_build.h"
 #include "bloomtool/error.h"
 #include "bloomtool/model.h"
+#include "bloomtool/scheme_bloom.h"
 #include "bloomtool/size_calc.h"
 #include "common.h"
 #include "json_writer.h"
@@ -17,6 +19,7 @@ namespace {
 
 struct SizeOptions {
   std::string n, p, m, k;
+  std::string compat;
   bool json = false;
 };
 
@@ -27,8 +30,11 @@ SizeQuery parse_query(const SizeOptions& o) {
   if (!o.m.empty()) q.m_bits = parse_size_bits(o.m, "-m");
   if (!o.k.empty()) {
     const uint64_t k = parse_count(o.k, "-k");
-    if (k == 0 || k > model::kMaxK)
-      throw Error(ErrorCode::kInvalidArgument, "-k: must be between 1 and 64");
+    const uint64_t max_k = o.compat.empty() ? model::kMaxK : kMaxSchemeK;
+    if (k == 0 || k > max_k) {
+      throw Error(ErrorCode::kInvalidArgument,
+                  "-k: must be between 1 and " + std::to_string(max_k));
+    }
     q.k = static_cast<uint32_t>(k);
   }
   if (o.n.empty() + o.p.empty() + o.m.empty() != 1)
@@ -37,11 +43,20 @@ SizeQuery parse_query(const SizeOptions& o) {
 }
 
 // The calculator's rows; a value it refuses is reported under its flag ("-n: ...").
-std::vector<SizeRow> rows_for(const SizeQuery& q) {
+std::vector<SizeRow> rows_for(const SizeQuery& q, const std::string& compat) {
   try {
+    if (!compat.empty()) {
+      const FileFormat f = for_flag("--compat", [&] { return parse_file_format(compat); });
+      if (f == FileFormat::kBloomtool) {
+        throw Error(ErrorCode::kInvalidArgument,
+                    "--compat: 'bloomtool' is not a peer (guava or dcso)");
+      }
+      return compat_size_table(q, f);
+    }
     return size_table(q);
   } catch (const FieldError& e) {
-    throw Error(e.code(), "-" + e.field() + ": " + e.reason());
+    const std::string flag = e.field() == "n/p" ? "-n/-p" : "-" + e.field();
+    throw Error(e.code(), flag + ": " + e.reason());
   }
 }
 
@@ -135,7 +150,7 @@ std::string json_text(const SizeQuery& q, const std::vector<SizeRow>& rows) {
 
 int run_size(const SizeOptions& o) {
   const SizeQuery q = parse_query(o);
-  const std::vector<SizeRow> rows = rows_for(q);
+  const std::vector<SizeRow> rows = rows_for(q, o.compat);
   StdoutWriter out;
   if (o.json)
     out.line(json_text(q, rows));
@@ -157,6 +172,10 @@ Command register_size(CLI::App& root) {
       ->type_name("SIZE");
   app->add_option("-k,--hashes", o->k, "Fix the Bloom filters' hash count (default: optimal)")
       ->type_name("K");
+  app->add_option("--compat", o->compat,
+                  "The filter a peer makes instead: guava (create(n, p)) or dcso "
+                  "(Initialize(n, p)); needs -n")
+      ->type_name("PEER");
   app->add_flag("--json", o->json, "Print one JSON object instead of the table");
   return {app, [o] { return run_size(*o); }};
 }

@@ -77,6 +77,36 @@ CompatSize compat_size(const CompatPlan& plan) {
   return s;
 }
 
+std::vector<SizeRow> compat_size_table(const SizeQuery& q, FileFormat format) {
+  if (!q.n) throw FieldError("n", "required with a peer's sizing (it sizes from n)");
+  CompatPlan plan;
+  plan.format = format;
+  plan.capacity = *q.n;
+  if (q.p) plan.fpr = *q.p;
+  plan.bits = q.m_bits;
+  plan.hashes = q.k;
+  const CompatSize size = compat_size(plan);
+  const double n = static_cast<double>(*q.n);
+  SizeRow row;
+  row.name = file_format_name(format);
+  row.title = format == FileFormat::kGuava ? "Guava create(n, p)" : "DCSO Initialize(n, p)";
+  if (q.m_bits) row.title = format == FileFormat::kGuava ? "Guava, m given" : "DCSO, m given";
+  row.keys = *q.n;
+  row.bits = size.m;
+  row.k = size.k;
+  row.fpr = model::bloom_fpr(static_cast<double>(size.m), n, size.k);
+  if (*q.n > 0) row.bits_per_key = static_cast<double>(size.m) / n;
+  SizeRow bound;
+  bound.name = "lower_bound";
+  bound.title = "lower bound";
+  bound.keys = *q.n;
+  bound.fpr = row.fpr;
+  const double lb = model::lower_bound_bits(n, row.fpr);
+  bound.bits = static_cast<uint64_t>(std::ceil(lb));
+  bound.bits_per_key = lb / n;
+  return {row, bound};
+}
+
 CompatBuild build_compat(KeyStream& keys, const CompatPlan& plan) {
   const CompatSize size = compat_size(plan);
   const bool dcso = plan.format == FileFormat::kDcso;

@@ -183,4 +183,11 @@ expect_eq "$("$BT" query --from dcso -c m.bloom "$keys")" "40" "merged DCSO filt
 run "$BT" merge -o m2.bf "$G/v1.1-bloom-dcso.bf" other.bf
 expect_rc 2 "merge of DCSO filters sized for another n"
 expect_match "$ERR" "cannot merge: (m is|DCSO n \(field 7\) is)" "merge names the field"
+# size: the peers' sizing (Guava: 9585058 bits rounded up to 149767 words; DCSO: the floor).
+run "$BT" size --compat guava -n 1M -p 1%
+expect_match "$OUT" '^Guava create\(n, p\)  1000000  9585088  1198136 .* 7  0\.0100391$' "size --compat guava"
+run "$BT" size --compat dcso -n 1M -p 1%
+expect_match "$OUT" '^DCSO Initialize\(n, p\)  1000000  9585058  1198133 .* 7  0\.0100392$' "size --compat dcso"
+run "$BT" size --compat dcso -p 1% -m 1MiB
+expect_eq "$ERR" "bloomtool: -n: required with a peer's sizing (it sizes from n)" "size --compat without -n"
 finish

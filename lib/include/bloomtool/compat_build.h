@@ -12,6 +12,7 @@
 #include "bloomtool/foreign_format.h"
 #include "bloomtool/guava_bloom.h"
 #include "bloomtool/key_stream.h"
+#include "bloomtool/size_calc.h"
 
 namespace bloomtool {
 
@@ -34,6 +35,11 @@ struct CompatSize {
   uint32_t k = 0;
 };
 CompatSize compat_size(const CompatPlan& plan);
+
+// The `size` calculator for a peer: the filter the peer makes for n and p (or n and m, or a fixed
+// k), its textbook rate for n keys, and the lower bound for that rate. Throws FieldError ("n",
+// "p", "m", "k") where the peer would refuse, or when n is not given.
+std::vector<SizeRow> compat_size_table(const SizeQuery& q, FileFormat format);
 
 struct CompatBuild {
   LoadedFilter filter;  // hash id 2 (Guava MITZ_64) or 4 (DCSO), field 7 set for DCSO
