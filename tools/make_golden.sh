@@ -60,8 +60,13 @@ for entry in "${golden[@]}"; do
 done
 
 # Format 1.1, hash ids 2-4: the peers' own files (built as the peers build them) and the bloomtool
-# files `convert` makes of them. The MITZ_32 file is the MITZ_64 one with ordinal 0 (a valid
-# Guava file of the other strategy); the DCSO files carry a data block (`bloom set-data`).
+# files `convert` makes of them. The MITZ_32 file comes from the library's Guava component (the
+# CLI builds MITZ_64 only, as Guava's create does); the plain DCSO file carries a data block
+# (as `bloom set-data` appends it).
+interop=$build/tests/interop/interop_tool
+[ -x "$interop" ] || { echo "make_golden: $interop not built" >&2; exit 2; }
+[ -e testdata/golden/guava-mitz32.bin ] && [ $force -eq 0 ] ||
+  "$interop" guava-build 40 0.05 32 "$keys" testdata/golden/guava-mitz32.bin
 foreign=(
   "guava-mitz64.bin|build -q --threads 1 --compat guava -n 40 -p 0.05 $keys"
   "dcso.bloom|build -q --threads 1 --compat dcso -n 40 -p 0.05 $keys"
@@ -78,7 +83,6 @@ for entry in "${foreign[@]}"; do
   # shellcheck disable=SC2086
   "$bt" $args -o "$out"
   case $name in
-    guava-mitz64.bin) { printf '\x00'; tail -c +2 "$out"; } >testdata/golden/guava-mitz32.bin ;;
     dcso.bloom) printf 'golden data block\n' >>"$out" ;;
   esac
   echo "make_golden: wrote $out ($(stat -c %s "$out") bytes)"

@@ -53,9 +53,8 @@ size_t gzip_header_length(std::span<const uint8_t> b) {
   return pos <= b.size() ? pos : 0;
 }
 
-LoadedFilter make_loaded(const std::string& path, uint32_t hash_id, uint64_t m, uint32_t k,
-                         WordBuffer words, uint64_t count, const SourceFormat& source,
-                         uint64_t file_bytes) {
+LoadedFilter make_loaded(uint32_t hash_id, uint64_t m, uint32_t k, WordBuffer words, uint64_t count,
+                         const SourceFormat& source, uint64_t file_bytes) {
   LoadedFilter out;
   FilterHeader& h = out.header;
   h.minor = kFormatMinorLatest;
@@ -96,8 +95,7 @@ LoadedFilter parse_guava(std::span<const uint8_t> bytes, const std::string& path
   // Guava stores no count: keys added is its own estimate from the fill, as distinct keys are.
   uint64_t count = g.approximate_element_count();
   if (count > m) count = m;
-  return make_loaded(path, hash_id, m, g.k(), std::move(words), count, SourceFormat{},
-                     bytes.size());
+  return make_loaded(hash_id, m, g.k(), std::move(words), count, SourceFormat{}, bytes.size());
 }
 
 LoadedFilter parse_dcso(std::span<const uint8_t> file, const std::string& path,
@@ -144,7 +142,7 @@ LoadedFilter parse_dcso(std::span<const uint8_t> file, const std::string& path,
   s.data = d.data();
   WordBuffer words(w.size());
   std::memcpy(words.data(), w.data(), w.size() * 8);
-  return make_loaded(path, kHashDcsoFnv1, d.bits(), static_cast<uint32_t>(d.k()), std::move(words),
+  return make_loaded(kHashDcsoFnv1, d.bits(), static_cast<uint32_t>(d.k()), std::move(words),
                      d.count(), s, file.size());
 }
 

@@ -12,7 +12,7 @@ keys=$G/keys.txt
 
 # --- the golden files --------------------------------------------------------------------------
 for entry in guava-mitz64.bin:guava:v1.1-bloom-guava-mitz64.bf:40 \
-  guava-mitz32.bin:guava:v1.1-bloom-guava-mitz32.bf:5 \
+  guava-mitz32.bin:guava:v1.1-bloom-guava-mitz32.bf:40 \
   dcso.bloom:dcso:v1.1-bloom-dcso.bf:40 dcso.bloom.gz:dcso:v1.1-bloom-dcso-gzip.bf:40; do
   IFS=: read -r peer from bt found <<<"$entry"
   run "$BT" query --from "$from" -c "$G/$peer" "$keys"
