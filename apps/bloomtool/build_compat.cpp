@@ -33,6 +33,9 @@ CompatPlan make_plan(const CompatArgs& c, const KeyBuildArgs& args) {
     refuse("--variant", c.format, "the peer's filter is a standard Bloom filter");
   if (c.gzip && plan.format != FileFormat::kDcso)
     refuse("--gzip", c.format, "only DCSO files are gzip-compressed");
+  if (args.out.codec != "zstd")
+    refuse("--codec", c.format, "the peer's file has no payload codec");
+  if (!args.out.sign.empty()) refuse("--sign", c.format, "the peer's file has no signature");
   if (!args.out.guard.max_shrink.empty())
     refuse("--max-shrink", c.format, "the peer's file keeps no count to compare with");
   if (!args.out.label.empty()) refuse("--label", c.format, "the peer's file has no label");

@@ -40,7 +40,6 @@ struct Command {
 };
 
 Command register_build(CLI::App& root);
-Command register_convert(CLI::App& root);
 Command register_merge(CLI::App& root);
 Command register_query(CLI::App& root);
 Command register_xor_build(CLI::App& root);

@@ -171,6 +171,11 @@ bool SchemeBloom::contains_hash(uint64_t) const noexcept {
   return true;
 }
 
+void SchemeBloom::visit_probed_words(std::span<const uint64_t>, WordVisitor visit,
+                                     void* ctx) const noexcept {
+  for (uint64_t w = 0; w < words_.size(); ++w) visit(ctx, w);
+}
+
 uint64_t SchemeBloom::set_bit_count() const noexcept {
   uint64_t c = 0;
   for (uint64_t w : words_.span()) c += static_cast<uint64_t>(std::popcount(w));

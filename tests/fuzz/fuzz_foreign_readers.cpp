@@ -77,7 +77,9 @@ void as_filter_case(std::span<const uint8_t> bytes, FileFormat format) {
   }
   std::vector<uint8_t> file;
   try {
-    file = encode_filter_as(f, FileFormat::kBloomtool, name);
+    FilterHeader h = f.header;
+    const auto words = f.filter->words();
+    file = encode_filter_file(h, words, words.size() * 8);
   } catch (const Error& e) {  // a DCSO data block too large for a header
     fuzz::check_error(e, name, {ErrorCode::kInvalidArgument});
     return;

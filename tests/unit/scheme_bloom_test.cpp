@@ -201,7 +201,8 @@ TEST_CASE("peer files load as filters of their scheme and convert back byte for 
   // To a bloomtool file (minor 1, field 7) and back.
   for (auto* f : {&lg, &ld}) {
     const FileFormat peer = f == &lg ? FileFormat::kGuava : FileFormat::kDcso;
-    const std::vector<uint8_t> bt = encode_filter_as(*f, FileFormat::kBloomtool, "src");
+    FilterHeader h = f->header;
+    const std::vector<uint8_t> bt = encode_filter_file(h, f->filter->words(), h.payload_raw_bytes);
     const std::string btpath = dir.write(std::string(file_format_name(peer)) + ".bf", bytes_of(bt));
     LoadedFilter back = load_filter(btpath);
     CHECK(back.header.minor == kFormatMinorLatest);

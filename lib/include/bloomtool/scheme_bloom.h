@@ -48,12 +48,16 @@ class SchemeBloom final : public Filter {
 
   // The hash-level interface: always true (see the top of this file).
   bool contains_hash(uint64_t h) const noexcept override;
+  // Hashes cannot name the words a key's probes read, so every word is visited: a lazily
+  // verified payload is then verified whole before the first answer.
+  void visit_probed_words(std::span<const uint64_t> hashes, WordVisitor visit,
+                          void* ctx) const noexcept override;
 
   uint32_t hash_id() const noexcept { return hash_id_; }
   uint64_t bits() const noexcept { return m_; }
   uint32_t k() const noexcept { return k_; }
   uint64_t set_bit_count() const noexcept;
-  std::span<const uint64_t> words() const noexcept { return words_.span(); }
+  std::span<const uint64_t> words() const noexcept override { return words_.span(); }
   std::span<uint64_t> mutable_words() noexcept { return words_.span(); }
 
  private:
