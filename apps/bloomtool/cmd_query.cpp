@@ -55,7 +55,6 @@ int run_query(const QueryOptions& o) {
   uint64_t matched = 0;
   const uint8_t want = o.absent ? 0 : 1;
   const bool print = !o.quiet && !o.count;
-  const Filter& filter = *loaded.filter;
   std::vector<std::vector<uint8_t>> flags(keys->threads());
   // Each batch's output is its matching records, one per line; only the line ends when they are
   // not printed, so that the emitter can count them.
@@ -63,7 +62,9 @@ int run_query(const QueryOptions& o) {
       [&](const HashedBatch& b, std::string& piece) {
         std::vector<uint8_t>& f = flags[b.thread];
         f.resize(b.hashes.size());
-        filter.contains_batch(b.hashes, f.data());
+        // A raw file's chunks are verified before they answer: a bad one throws, and this batch
+        // and every later one print nothing.
+        filter_contains_hashes(loaded, b.hashes, f.data());
         for (size_t i = 0; i < f.size(); ++i) {
           if (f[i] != want) continue;
           if (print) piece.append(b.records[i]);
