@@ -5,6 +5,14 @@
 //                                      each with XXH3 first ("hashing included"); best of REPS
 //   xor_build_bench memory [N]         hashes N keys straight into a vector, builds once and
 //                                      prints the peak resident set per key (ru_maxrss / N)
+//   xor_build_bench random N SEED FP THREADS DEDUP
+//                                      one binary fuse FP (8 or 16) construction from N distinct
+//                                      random 64-bit hashes, the keys xor_reference_driver.c
+//                                      makes for SEED, on THREADS threads; DEDUP 1: with
+//                                      de-duplication, 0: assume_distinct (grouping only). Prints
+//                                      one line (read by bench/xor_reference_bench.sh): thread
+//                                      CPU and wall seconds, peak RSS bytes, then the CPU and wall
+//                                      seconds of each phase (group, count, peel, assign)
 //
 // Keys are "bench-key-<i>" for i in [0, N): distinct, short, like real identifiers.
 #include <sys/resource.h>
@@ -122,6 +130,42 @@ int memory(uint64_t n) {
   return 0;
 }
 
+int random_keys(uint64_t n, uint64_t seed, uint32_t fp, unsigned threads, bool dedup) {
+  std::vector<uint64_t> hashes(n);
+  for (uint64_t i = 0; i < n; ++i) hashes[i] = mix64(seed + (i + 1) * 0x9E3779B97F4A7C15ull);
+  XorBuildOptions o;
+  o.layout = XorLayout::kFuse;
+  o.fingerprint_bits = fp;
+  o.threads = threads;
+  o.assume_distinct = !dedup;
+  timespec c0, c1;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
+  const auto w0 = Clock::now();
+  XorBuildResult b = build_xor_filter(std::span<uint64_t>(hashes), o);
+  const double wall = std::chrono::duration<double>(Clock::now() - w0).count();
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+  const double cpu = static_cast<double>(c1.tv_sec - c0.tv_sec) +
+                     static_cast<double>(c1.tv_nsec - c0.tv_nsec) * 1e-9;
+  if (b.distinct != n) {
+    std::fprintf(stderr, "xor_build_bench: %llu distinct of %llu\n",
+                 static_cast<unsigned long long>(b.distinct), static_cast<unsigned long long>(n));
+    return 1;
+  }
+  for (uint64_t i = 0; i < n; i += 7) {
+    if (!b.filter->contains_hash(mix64(seed + (i + 1) * 0x9E3779B97F4A7C15ull))) {
+      std::fprintf(stderr, "xor_build_bench: false negative\n");
+      return 1;
+    }
+  }
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  std::printf("bloomtool fuse%u %llu %.6f %.6f %.0f %.6f %.6f %.6f %.6f %.6f %.6f %.6f %.6f\n", fp,
+              static_cast<unsigned long long>(n), cpu, wall,
+              static_cast<double>(ru.ru_maxrss) * 1024.0, b.cpu.group, b.cpu.count, b.cpu.peel,
+              b.cpu.assign, b.wall.group, b.wall.count, b.wall.peel, b.wall.assign);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -129,6 +173,13 @@ int main(int argc, char** argv) {
   const uint64_t n = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 10000000;
   if (mode == "speed") return speed(n, argc > 3 ? std::atoi(argv[3]) : 3);
   if (mode == "memory") return memory(n);
-  std::fprintf(stderr, "usage: xor_build_bench speed [N] [REPS] | memory [N]\n");
+  if (mode == "random" && argc == 7) {
+    return random_keys(n, std::strtoull(argv[3], nullptr, 10),
+                       static_cast<uint32_t>(std::atoi(argv[4])),
+                       static_cast<unsigned>(std::atoi(argv[5])), std::atoi(argv[6]) != 0);
+  }
+  std::fprintf(stderr,
+               "usage: xor_build_bench speed [N] [REPS] | memory [N] | random N SEED FP THREADS "
+               "DEDUP\n");
   return 2;
 }

@@ -41,8 +41,8 @@ LoadedFilter load_query_filter(const QueryOptions& o) {
     key_path = env;
   }
   if (from != FileFormat::kBloomtool) {
-    throw Error(ErrorCode::kInvalidArgument, source + ": a " + file_format_name(from) +
-                                                 " file carries no signature to verify");
+    throw Error(ErrorCode::kInvalidArgument,
+                source + ": a " + file_format_name(from) + " file carries no signature to verify");
   }
   const PublicKey key = for_flag(source, [&] { return read_public_key(key_path); });
   return load_verified_filter(o.filter, key);
@@ -63,7 +63,6 @@ int run_query(const QueryOptions& o) {
   uint64_t matched = 0;
   const uint8_t want = o.absent ? 0 : 1;
   const bool print = !o.quiet && !o.count;
-  const Filter& filter = *loaded.filter;
   const bool key_scheme = loaded.header.hash_id != kHashXxh3_64;
   std::vector<std::vector<uint8_t>> flags(keys->threads());
   // Each batch's output is its matching records, one per line; only the line ends when they are
@@ -72,10 +71,12 @@ int run_query(const QueryOptions& o) {
       [&](const HashedBatch& b, std::string& piece) {
         std::vector<uint8_t>& f = flags[b.thread];
         f.resize(b.hashes.size());
-        if (key_scheme)  // a peer's scheme: positions from the key bytes
+        // A raw file's chunks are verified before they answer: a bad one throws, and this batch
+        // and every later one print nothing. A peer's scheme takes positions from the key bytes.
+        if (key_scheme)
           filter_contains_keys(loaded, b.keys, f.data());
         else
-          filter.contains_batch(b.hashes, f.data());
+          filter_contains_hashes(loaded, b.hashes, f.data());
         for (size_t i = 0; i < f.size(); ++i) {
           if (f[i] != want) continue;
           if (print) piece.append(b.records[i]);

@@ -114,6 +114,12 @@ int run_stats(const StatsOptions& o) {
     LoadedFilter loaded;
     try {
       loaded = trusted ? load_verified_filter(path, *trusted) : load_filter_as(path, from);
+      // A raw file is mapped, not loaded: its payload is read (every chunk verified) a window at
+      // a time, so memory stays small whatever its size.
+      r.stats = loaded.raw ? compute_stats_streamed(loaded.header, path)
+                           : compute_stats(loaded.header, *loaded.filter);
+      // A measurement probes everywhere: verify the whole mapped payload first.
+      if (probes || !o.negatives.empty()) verify_whole_payload(loaded);
     } catch (const Error& e) {
       // Report the other files too; the error line is the one main() would print.
       // --json always prints an object for the file, with the error in it.
@@ -127,7 +133,6 @@ int run_stats(const StatsOptions& o) {
     r.header = std::move(loaded.header);
     r.signature_verified = trusted.has_value();
     r.file_bytes = loaded.file_bytes;
-    r.stats = compute_stats(r.header, *loaded.filter);
     if (__builtin_sub_overflow(now, r.header.created_unix, &r.age_seconds))
       r.age_seconds = r.header.created_unix < 0 ? INT64_MAX : INT64_MIN;
     if (probes) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "bloomtool/word_buffer.h"
+#include "run_threads.h"
 
 namespace bloomtool {
 
@@ -117,44 +118,128 @@ size_t table_unique(const uint64_t* src, size_t n, uint64_t* dst, uint64_t* tabl
   return overflow ? SIZE_MAX : out;
 }
 
+// Inputs below this size are grouped on one thread.
+constexpr size_t kParallelMin = size_t{1} << 18;
+
+unsigned useful_threads(size_t n, unsigned threads) {
+  return n < kParallelMin ? 1 : std::clamp<unsigned>(threads, 1, 64);
+}
+
+// Scatters data[0, n) into scratch by the top `top_bits` bits, keeping the input order within a
+// group (thread t scatters the t-th slice of the input after the slices before it); returns the
+// start of each group in scratch (groups + 1 entries).
+std::vector<size_t> partition(const uint64_t* data, size_t n, uint64_t* scratch, int top_bits,
+                              unsigned threads) {
+  const int shift = 64 - top_bits;
+  const size_t groups = size_t{1} << top_bits;
+  std::vector<std::vector<size_t>> next(threads, std::vector<size_t>(groups, 0));
+  auto slice = [&](unsigned t) {
+    return std::pair{n / threads * t, t + 1 == threads ? n : n / threads * (t + 1)};
+  };
+  detail::run_threads(threads, [&](unsigned t) {
+    const auto [begin, end] = slice(t);
+    size_t* c = next[t].data();
+    for (size_t i = begin; i < end; ++i) ++c[data[i] >> shift];
+  });
+  std::vector<size_t> start(groups + 1, 0);
+  size_t at = 0;
+  for (size_t g = 0; g < groups; ++g) {
+    start[g] = at;
+    for (unsigned t = 0; t < threads; ++t) {
+      const size_t c = next[t][g];
+      next[t][g] = at;
+      at += c;
+    }
+  }
+  start[groups] = at;
+  detail::run_threads(threads, [&](unsigned t) {
+    const auto [begin, end] = slice(t);
+    size_t* to = next[t].data();
+    for (size_t i = begin; i < end; ++i) scratch[to[data[i] >> shift]++] = data[i];
+  });
+  return start;
+}
+
+// Splits groups [0, G) into `threads` runs of about equal hash counts: run t is
+// [cut[t], cut[t + 1]).
+std::vector<size_t> split_groups(const std::vector<size_t>& start, unsigned threads) {
+  const size_t groups = start.size() - 1;
+  std::vector<size_t> cut(threads + 1, groups);
+  cut[0] = 0;
+  for (unsigned t = 1; t < threads; ++t) {
+    const size_t want = start[groups] / threads * t;
+    cut[t] =
+        static_cast<size_t>(std::lower_bound(start.begin(), start.end() - 1, want) - start.begin());
+    cut[t] = std::max(cut[t], cut[t - 1]);
+  }
+  return cut;
+}
+
+int group_bits(size_t n) {
+  return std::clamp(static_cast<int>(std::bit_width(n / kGroupTarget)), 1, 16);
+}
+
 }  // namespace
 
-size_t group_unique(uint64_t* data, size_t n, uint64_t* scratch) {
+size_t group_unique(uint64_t* data, size_t n, uint64_t* scratch, unsigned threads) {
   if (n < kRadixMin) {
     std::sort(data, data + n);
     return static_cast<size_t>(std::unique(data, data + n) - data);
   }
-  const int top_bits = std::clamp(static_cast<int>(std::bit_width(n / kGroupTarget)), 1, 16);
-  const int shift = 64 - top_bits;
-  const size_t groups = size_t{1} << top_bits;
-  std::vector<size_t> start(groups + 1, 0);
-  for (size_t i = 0; i < n; ++i) ++start[(data[i] >> shift) + 1];
+  threads = useful_threads(n, threads);
+  const std::vector<size_t> start = partition(data, n, scratch, group_bits(n), threads);
   size_t largest = 0;
-  for (size_t g = 0; g < groups; ++g) {
-    largest = std::max(largest, start[g + 1]);
-    start[g + 1] += start[g];
-  }
-  std::vector<size_t> next(start.begin(), start.end() - 1);
-  for (size_t i = 0; i < n; ++i) scratch[next[data[i] >> shift]++] = data[i];
+  for (size_t g = 0; g + 1 < start.size(); ++g)
+    largest = std::max(largest, start[g + 1] - start[g]);
   const size_t table_size = std::bit_ceil(2 * std::min(largest, kTableMaxGroup));
-  std::vector<uint64_t> table(table_size, 0);
-  size_t out = 0;
-  for (size_t g = 0; g < groups; ++g) {
-    const uint64_t* src = scratch + start[g];
-    const size_t len = start[g + 1] - start[g];
-    size_t kept = SIZE_MAX;
-    if (len <= kTableMaxGroup) {
-      kept = table_unique(src, len, data + out, table.data(),
-                          std::min(table_size, std::bit_ceil(2 * len)));
+  // Run t writes its distinct hashes from data + start[cut[t]] on (it can only shrink), then the
+  // runs are moved together.
+  const std::vector<size_t> cut = split_groups(start, threads);
+  std::vector<size_t> kept_by_run(threads, 0);
+  detail::run_threads(threads, [&](unsigned t) {
+    std::vector<uint64_t> table(table_size, 0);
+    size_t out = start[cut[t]];
+    for (size_t g = cut[t]; g < cut[t + 1]; ++g) {
+      const uint64_t* src = scratch + start[g];
+      const size_t len = start[g + 1] - start[g];
+      size_t kept = SIZE_MAX;
+      if (len <= kTableMaxGroup) {
+        kept = table_unique(src, len, data + out, table.data(),
+                            std::min(table_size, std::bit_ceil(2 * len)));
+      }
+      if (kept == SIZE_MAX) {
+        std::memcpy(data + out, src, len * sizeof(uint64_t));
+        std::sort(data + out, data + out + len);
+        kept = static_cast<size_t>(std::unique(data + out, data + out + len) - (data + out));
+      }
+      out += kept;
     }
-    if (kept == SIZE_MAX) {
-      std::memcpy(data + out, src, len * sizeof(uint64_t));
-      std::sort(data + out, data + out + len);
-      kept = static_cast<size_t>(std::unique(data + out, data + out + len) - (data + out));
-    }
-    out += kept;
+    kept_by_run[t] = out - start[cut[t]];
+  });
+  size_t out = kept_by_run[0];
+  for (unsigned t = 1; t < threads; ++t) {
+    if (out != start[cut[t]])
+      std::memmove(data + out, data + start[cut[t]], kept_by_run[t] * sizeof(uint64_t));
+    out += kept_by_run[t];
   }
   return out;
+}
+
+int group_top_bits(size_t n) {
+  return group_bits(n);
+}
+
+void group_by_top_bits(uint64_t* data, size_t n, uint64_t* scratch, unsigned threads) {
+  if (n < kRadixMin) {
+    std::sort(data, data + n);
+    return;
+  }
+  threads = useful_threads(n, threads);
+  partition(data, n, scratch, group_bits(n), threads);
+  detail::run_threads(threads, [&](unsigned t) {
+    const size_t begin = n / threads * t, end = t + 1 == threads ? n : n / threads * (t + 1);
+    std::memcpy(data + begin, scratch + begin, (end - begin) * sizeof(uint64_t));
+  });
 }
 
 void sort_unique(std::vector<uint64_t>& hashes) {

@@ -1,8 +1,13 @@
 // Turns verified file contents into a Filter object, checking each kind's parameters against the
-// payload before the filter is used.
+// payload before the filter is used. A raw (codec 2) file is mapped and its filter reads the words
+// in place; the chunks a batch of probes lands in are verified before the batch is answered.
 #include "bloomtool/load_filter.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <bit>
+#include <vector>
 
 #include "bloomtool/bloom.h"
 #include "bloomtool/error.h"
@@ -20,20 +25,20 @@ namespace {
   throw Error(ErrorCode::kCorrupt, path + ": corrupt: " + why);
 }
 
-std::unique_ptr<Filter> make_bloom(FilterFileContents& c, const std::string& path) {
-  const FilterHeader& h = c.header;
+std::unique_ptr<Filter> make_bloom(const FilterHeader& h, WordBuffer& payload,
+                                   const std::string& path) {
   check_bloom_header(h, path);
   if (h.m % 64 != 0) {
-    const uint64_t last = c.payload.data()[c.payload.size() - 1];
+    const uint64_t last = payload.data()[payload.size() - 1];
     if ((last >> (h.m % 64)) != 0) corrupt(path, "bits set beyond m");
   }
   return std::make_unique<BloomFilter>(h.m, h.k, static_cast<BloomVariant>(h.variant),
-                                       std::move(c.payload));
+                                       std::move(payload));
 }
 
 // Hash ids 2-4 (format 1.1): a standard Bloom filter whose positions come from the key bytes.
-std::unique_ptr<Filter> make_scheme_bloom(FilterFileContents& c, const std::string& path) {
-  const FilterHeader& h = c.header;
+std::unique_ptr<Filter> make_scheme_bloom(const FilterHeader& h, WordBuffer& payload,
+                                          const std::string& path) {
   if (h.kind != FilterKind::kBloom || h.variant != 0) {
     throw Error(ErrorCode::kUnsupported,
                 path + ": unsupported: hash scheme " + hash_scheme_name(h.hash_id) + " with " +
@@ -48,7 +53,7 @@ std::unique_ptr<Filter> make_scheme_bloom(FilterFileContents& c, const std::stri
     corrupt(path, "payload length " + std::to_string(h.payload_raw_bytes) +
                       " does not match m=" + std::to_string(h.m));
   }
-  if (h.m % 64 != 0 && (c.payload.data()[c.payload.size() - 1] >> (h.m % 64)) != 0)
+  if (h.m % 64 != 0 && (payload.data()[payload.size() - 1] >> (h.m % 64)) != 0)
     corrupt(path, "bits set beyond m");
   if (!h.source_format.empty()) {
     const SourceFormat src = decode_source_format(h.source_format, path);
@@ -57,11 +62,11 @@ std::unique_ptr<Filter> make_scheme_bloom(FilterFileContents& c, const std::stri
       corrupt(path, "source format field does not match hash scheme " +
                         std::string(hash_scheme_name(h.hash_id)));
   }
-  return std::make_unique<SchemeBloom>(h.hash_id, h.m, h.k, std::move(c.payload));
+  return std::make_unique<SchemeBloom>(h.hash_id, h.m, h.k, std::move(payload));
 }
 
-std::unique_ptr<Filter> make_xor(FilterFileContents& c, XorLayout layout, const std::string& path) {
-  const FilterHeader& h = c.header;
+std::unique_ptr<Filter> make_xor(const FilterHeader& h, WordBuffer& payload, XorLayout layout,
+                                 const std::string& path) {
   const char* kind = filter_kind_name(h.kind);
   if (h.variant != 0) {
     throw Error(ErrorCode::kUnsupported,
@@ -79,7 +84,7 @@ std::unique_ptr<Filter> make_xor(FilterFileContents& c, XorLayout layout, const 
                       std::to_string(h.m) + " slots of " + std::to_string(h.k) + " bits");
   }
   try {
-    return std::make_unique<XorFilter>(p, std::move(c.payload));
+    return std::make_unique<XorFilter>(p, std::move(payload));
   } catch (const Error& e) {
     corrupt(path, e.what());
   }
@@ -105,40 +110,104 @@ void check_bloom_header(const FilterHeader& h, const std::string& path) {
   }
 }
 
+namespace {
+
+std::unique_ptr<Filter> instantiate(const FilterHeader& h, WordBuffer payload,
+                                    const std::string& path) {
+  if (is_key_scheme(h.hash_id)) return make_scheme_bloom(h, payload, path);
+  if (h.hash_id != kHashXxh3_64) {
+    throw Error(ErrorCode::kUnsupported,
+                path + ": unsupported: hash id " + std::to_string(h.hash_id));
+  }
+  switch (h.kind) {
+    case FilterKind::kBloom:
+      return make_bloom(h, payload, path);
+    case FilterKind::kXor:
+      return make_xor(h, payload, XorLayout::kXor, path);
+    case FilterKind::kBinaryFuse:
+      return make_xor(h, payload, XorLayout::kFuse, path);
+  }
+  throw Error(ErrorCode::kUnsupported,
+              path + ": unsupported: filter kind " + filter_kind_name(h.kind));
+}
+
+// The lazily verified filter of a raw file. The kind's checks read the last payload word (bits
+// above m, padding after the last fingerprint), so the last chunk is verified first.
+LoadedFilter map_raw_filter(const std::string& path) {
+  MappedRawFile file = map_raw_filter_file(path);
+  LoadedFilter out;
+  out.file_bytes = file.file_bytes;
+  const auto payload = file.view->payload();
+  file.view->verify_bytes(payload.size() - 8, payload.size());
+  // The mapping is private and writable (copy-on-write), so the words may be borrowed as mutable.
+  auto* words = reinterpret_cast<uint64_t*>(const_cast<uint8_t*>(payload.data()));
+  out.filter = instantiate(file.header, WordBuffer::borrow(words, payload.size() / 8), path);
+  out.raw = std::move(file.view);
+  out.header = std::move(file.header);
+  return out;
+}
+
+bool is_regular_file(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+// Collects the chunks of the words a batch probes that are not verified yet.
+struct PendingChunks {
+  const RawPayloadView* view;
+  unsigned word_shift;  // log2(words per chunk)
+  std::vector<uint64_t> chunks;
+  static void visit(void* ctx, uint64_t word) noexcept {
+    auto* self = static_cast<PendingChunks*>(ctx);
+    const uint64_t chunk = word >> self->word_shift;
+    if (!self->view->verified(chunk) && (self->chunks.empty() || self->chunks.back() != chunk)) {
+      try {
+        self->chunks.push_back(chunk);
+      } catch (...) {  // out of memory: verify everything instead (verify_probes checks)
+        self->chunks.clear();
+        self->overflow = true;
+      }
+    }
+  }
+  bool overflow = false;
+};
+
+}  // namespace
+
 LoadedFilter make_filter(FilterFileContents contents, const std::string& path) {
   LoadedFilter out;
   out.file_bytes = contents.file_bytes;
-  if (is_key_scheme(contents.header.hash_id)) {
-    out.filter = make_scheme_bloom(contents, path);
-    out.header = std::move(contents.header);
-    return out;
-  }
-  if (contents.header.hash_id != kHashXxh3_64) {
-    throw Error(ErrorCode::kUnsupported,
-                path + ": unsupported: hash id " + std::to_string(contents.header.hash_id));
-  }
-  switch (contents.header.kind) {
-    case FilterKind::kBloom:
-      out.filter = make_bloom(contents, path);
-      break;
-    case FilterKind::kXor:
-      out.filter = make_xor(contents, XorLayout::kXor, path);
-      break;
-    case FilterKind::kBinaryFuse:
-      out.filter = make_xor(contents, XorLayout::kFuse, path);
-      break;
-    default:
-      throw Error(ErrorCode::kUnsupported,
-                  path + ": unsupported: filter kind " + filter_kind_name(contents.header.kind));
-  }
+  out.filter = instantiate(contents.header, std::move(contents.payload), path);
   out.header = std::move(contents.header);
   return out;
+}
+
+void verify_probes(const LoadedFilter& filter, std::span<const uint64_t> hashes) {
+  const RawPayloadView* view = filter.raw.get();
+  if (view == nullptr || view->all_verified()) return;
+  PendingChunks pending{view, static_cast<unsigned>(std::countr_zero(view->chunk_bytes() / 8)), {}};
+  filter.filter->visit_probed_words(hashes, &PendingChunks::visit, &pending);
+  if (pending.overflow) view->verify_all();
+  for (const uint64_t chunk : pending.chunks) view->verify_chunk(chunk);
+}
+
+void filter_contains_hashes(const LoadedFilter& filter, std::span<const uint64_t> hashes,
+                            uint8_t* out) {
+  verify_probes(filter, hashes);
+  filter.filter->contains_batch(hashes, out);
+}
+
+void verify_whole_payload(const LoadedFilter& filter) {
+  if (filter.raw) filter.raw->verify_all();
 }
 
 void filter_contains_keys(const LoadedFilter& filter, std::span<const std::string_view> keys,
                           uint8_t* out) {
   if (const auto* scheme = dynamic_cast<const SchemeBloom*>(filter.filter.get())) {
-    scheme->contains_keys(keys, out);  // positions come from the key bytes, no seed
+    // Positions come from the key bytes (no seed); a raw payload is verified whole first, since
+    // hashes cannot name the words a key probes.
+    verify_whole_payload(filter);
+    scheme->contains_keys(keys, out);
     return;
   }
   constexpr size_t kBatch = 256;
@@ -146,11 +215,16 @@ void filter_contains_keys(const LoadedFilter& filter, std::span<const std::strin
   for (size_t at = 0; at < keys.size(); at += kBatch) {
     const size_t n = std::min(kBatch, keys.size() - at);
     for (size_t i = 0; i < n; ++i) hashes[i] = hash_key(keys[at + i], filter.header.seed);
-    filter.filter->contains_batch(std::span<const uint64_t>(hashes, n), out + at);
+    filter_contains_hashes(filter, std::span<const uint64_t>(hashes, n), out + at);
   }
 }
 
 LoadedFilter load_filter(const std::string& path) {
+  if constexpr (std::endian::native == std::endian::little) {
+    // Pipes and devices are read once, whole: only regular files are looked at twice.
+    if (is_regular_file(path) && read_filter_header(path).codec == PayloadCodec::kRawChunked)
+      return map_raw_filter(path);
+  }
   return make_filter(read_filter_file(path), path);
 }
 

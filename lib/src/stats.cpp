@@ -175,39 +175,65 @@ FprMeasurement measure_fpr(const Filter& filter, uint64_t hash_seed, uint64_t pr
   return judge_fpr(hits, probes, expected_fpr);
 }
 
-BloomFill bloom_fill(const BloomFilter& filter) {
-  BloomFill out;
-  const double m = static_cast<double>(filter.bits());
-  const double k = filter.k();
-  const std::span<const uint64_t> words = filter.words();
-  if (filter.variant() == BloomVariant::kBlocked512) {
-    constexpr uint64_t kWordsPerBlock = model::kBlockBits / 64;
-    // (c/512)^k for every possible count c of set bits in a block.
-    std::array<double, model::kBlockBits + 1> pass{};
+namespace {
+// Without -mpopcnt, std::popcount is a libgcc call; a popcnt clone is picked at load time instead.
+__attribute__((target_clones("popcnt", "default"))) uint64_t count_set_bits(const uint64_t* w,
+                                                                            size_t n) noexcept {
+  uint64_t count = 0;
+  for (size_t i = 0; i < n; ++i) count += static_cast<uint64_t>(__builtin_popcountll(w[i]));
+  return count;
+}
+}  // namespace
+
+BloomFillCounter::BloomFillCounter(uint64_t m_bits, uint32_t k, BloomVariant variant)
+    : m_(m_bits), k_(k), variant_(variant) {
+  if (variant == BloomVariant::kBlocked512) {
+    pass_.resize(model::kBlockBits + 1);
     for (size_t c = 0; c <= model::kBlockBits; ++c)
-      pass[c] = std::pow(static_cast<double>(c) / model::kBlockBits, k);
-    double sum = 0.0;
+      pass_[c] = std::pow(static_cast<double>(c) / model::kBlockBits, static_cast<double>(k));
+  } else {
+    // In small filters the keys' own position patterns make random positions a poor guess (18%
+    // low for 11 keys in 1024 bits, k = 3): integrate exactly where that is cheap.
+    keep_words_ = model::exact_fill_affordable(m_bits, k);
+  }
+}
+
+void BloomFillCounter::add(std::span<const uint64_t> words) {
+  if (variant_ == BloomVariant::kBlocked512) {
+    constexpr uint64_t kWordsPerBlock = model::kBlockBits / 64;
     for (size_t b = 0; b + kWordsPerBlock <= words.size(); b += kWordsPerBlock) {
       unsigned c = 0;
       for (size_t w = 0; w < kWordsPerBlock; ++w) c += std::popcount(words[b + w]);
-      out.set_bits += c;
-      sum += pass[c];
+      set_bits_ += c;
+      block_sum_ += pass_[c];
     }
-    const double blocks = m / model::kBlockBits;
-    out.fpr = sum / blocks;
-    out.distinct = model::blocked_fill_distinct(static_cast<double>(out.set_bits), m, k);
-  } else {
-    out.set_bits = filter.set_bit_count();
-    const double x = static_cast<double>(out.set_bits);
-    // In small filters the keys' own position patterns make random positions a poor guess (18%
-    // low for 11 keys in 1024 bits, k = 3): integrate exactly where that is cheap.
-    out.fpr = model::exact_fill_affordable(filter.bits(), filter.k())
-                  ? model::standard_exact_fill_fpr(words, filter.bits(), filter.k())
-                  : model::standard_scheme_fill_fpr(filter.bits(), filter.k(), out.set_bits);
-    if (out.set_bits == 0 || out.set_bits == filter.bits()) out.fpr = out.set_bits == 0 ? 0.0 : 1.0;
-    out.distinct = model::bloom_fill_distinct(x, m, k);
+    return;
   }
+  set_bits_ += count_set_bits(words.data(), words.size());
+  if (keep_words_) words_.insert(words_.end(), words.begin(), words.end());
+}
+
+BloomFill BloomFillCounter::finish() const {
+  BloomFill out;
+  out.set_bits = set_bits_;
+  const double m = static_cast<double>(m_);
+  const double k = k_;
+  if (variant_ == BloomVariant::kBlocked512) {
+    out.fpr = block_sum_ / (m / model::kBlockBits);
+    out.distinct = model::blocked_fill_distinct(static_cast<double>(out.set_bits), m, k);
+    return out;
+  }
+  out.fpr = keep_words_ ? model::standard_exact_fill_fpr(words_, m_, k_)
+                        : model::standard_scheme_fill_fpr(m_, k_, out.set_bits);
+  if (out.set_bits == 0 || out.set_bits == m_) out.fpr = out.set_bits == 0 ? 0.0 : 1.0;
+  out.distinct = model::bloom_fill_distinct(static_cast<double>(out.set_bits), m, k);
   return out;
+}
+
+BloomFill bloom_fill(const BloomFilter& filter) {
+  BloomFillCounter counter(filter.bits(), filter.k(), filter.variant());
+  counter.add(filter.words());
+  return counter.finish();
 }
 
 double model_fpr_for(const FilterHeader& header, double n) {
@@ -231,40 +257,86 @@ double model_fpr_for(const FilterHeader& header, double n) {
               fmt::format("unsupported: filter kind {}", static_cast<uint32_t>(header.kind)));
 }
 
+namespace {
+FilterStats header_stats(const FilterHeader& header);
+BloomFill textbook_fill(const FilterHeader& header, uint64_t set_bits);
+void add_bloom_fill(FilterStats& s, const FilterHeader& header, const BloomFill& fill);
+void finish_stats(FilterStats& s, const FilterHeader& header);
+}  // namespace
+
 FilterStats compute_stats(const FilterHeader& header, const Filter& filter) {
-  FilterStats s;
-  s.distinct_keys = header.distinct_estimate;
-  const double n = static_cast<double>(s.distinct_keys);
-  s.model_fpr = model_fpr_for(header, n);
-  const auto* scheme = dynamic_cast<const SchemeBloom*>(&filter);
-  if (header.kind == FilterKind::kBloom && scheme != nullptr) {
-    // Positions at random (the textbook model): the rate of X set bits is (X/m)^k.
-    const double m = static_cast<double>(scheme->bits());
-    const uint64_t x = scheme->set_bit_count();
-    s.filter_bits = scheme->bits();
-    s.set_bits = x;
-    s.fill = static_cast<double>(x) / m;
-    const double distinct = model::bloom_fill_distinct(static_cast<double>(x), m, scheme->k());
-    if (std::isfinite(distinct)) s.distinct_from_fill = distinct;
-    s.fill_fpr = model::bloom_fill_fpr(static_cast<double>(x), m, scheme->k());
-    s.fill_check = check_fill(header, x, n);
+  FilterStats s = header_stats(header);
+  if (const auto* scheme = dynamic_cast<const SchemeBloom*>(&filter);
+      header.kind == FilterKind::kBloom && scheme != nullptr) {
+    add_bloom_fill(s, header, textbook_fill(header, scheme->set_bit_count()));
   } else if (header.kind == FilterKind::kBloom) {
     const auto* bloom = dynamic_cast<const BloomFilter*>(&filter);
     if (bloom == nullptr) {
       throw Error(ErrorCode::kInvalidArgument, "compute_stats: the filter is not a Bloom filter");
     }
-    s.filter_bits = bloom->bits();
-    const BloomFill fill = bloom_fill(*bloom);
-    s.set_bits = fill.set_bits;
-    s.fill = static_cast<double>(fill.set_bits) / static_cast<double>(bloom->bits());
-    if (std::isfinite(fill.distinct)) s.distinct_from_fill = fill.distinct;
-    s.fill_fpr = fill.fpr;
-    s.fill_check = check_fill(header, fill.set_bits, n);
-    s.below_min_size = header.variant == static_cast<uint32_t>(BloomVariant::kStandard) &&
-                       header.m < model::min_standard_bits(header.k);
-  } else if (is_xor_kind(header.kind)) {
-    s.filter_bits = header.m * header.k;
+    add_bloom_fill(s, header, bloom_fill(*bloom));
   }
+  finish_stats(s, header);
+  return s;
+}
+
+FilterStats compute_stats_streamed(const FilterHeader& header, const std::string& path) {
+  FilterStats s = header_stats(header);
+  const auto variant = static_cast<BloomVariant>(header.variant);
+  const bool bloom = header.kind == FilterKind::kBloom;
+  if (bloom && is_key_scheme(header.hash_id)) {  // the peers' schemes: the textbook model
+    uint64_t set_bits = 0;
+    for_each_payload_chunk(path, header, [&](uint64_t, std::span<const uint64_t> words) {
+      for (uint64_t w : words) set_bits += static_cast<uint64_t>(std::popcount(w));
+    });
+    add_bloom_fill(s, header, textbook_fill(header, set_bits));
+    finish_stats(s, header);
+    return s;
+  }
+  BloomFillCounter counter(header.m, header.k, variant);
+  for_each_payload_chunk(path, header, [&](uint64_t, std::span<const uint64_t> words) {
+    if (bloom) counter.add(words);
+  });
+  if (bloom) add_bloom_fill(s, header, counter.finish());
+  finish_stats(s, header);
+  return s;
+}
+
+namespace {
+
+// The peers' schemes, positions at random (the textbook model): the rate of X set bits is
+// (X/m)^k and the distinct keys -(m/k) ln(1 - X/m).
+BloomFill textbook_fill(const FilterHeader& header, uint64_t set_bits) {
+  const double m = static_cast<double>(header.m), x = static_cast<double>(set_bits);
+  BloomFill f;
+  f.set_bits = set_bits;
+  f.fpr = model::bloom_fill_fpr(x, m, header.k);
+  f.distinct = model::bloom_fill_distinct(x, m, header.k);
+  return f;
+}
+
+FilterStats header_stats(const FilterHeader& header) {
+  FilterStats s;
+  s.distinct_keys = header.distinct_estimate;
+  s.model_fpr = model_fpr_for(header, static_cast<double>(s.distinct_keys));
+  return s;
+}
+
+void add_bloom_fill(FilterStats& s, const FilterHeader& header, const BloomFill& fill) {
+  s.filter_bits = header.m;
+  s.set_bits = fill.set_bits;
+  s.fill = static_cast<double>(fill.set_bits) / static_cast<double>(header.m);
+  if (std::isfinite(fill.distinct)) s.distinct_from_fill = fill.distinct;
+  s.fill_fpr = fill.fpr;
+  s.fill_check = check_fill(header, fill.set_bits, static_cast<double>(s.distinct_keys));
+  s.below_min_size = header.variant == static_cast<uint32_t>(BloomVariant::kStandard) &&
+                     !is_key_scheme(header.hash_id) &&
+                     header.m < model::min_standard_bits(header.k);
+}
+
+void finish_stats(FilterStats& s, const FilterHeader& header) {
+  const double n = static_cast<double>(s.distinct_keys);
+  if (is_xor_kind(header.kind)) s.filter_bits = header.m * header.k;
   if (s.distinct_keys > 0) {
     s.bits_per_key = static_cast<double>(s.filter_bits) / n;
     if (s.model_fpr > 0.0) {
@@ -273,8 +345,9 @@ FilterStats compute_stats(const FilterHeader& header, const Filter& filter) {
         s.lower_bound_ratio = static_cast<double>(s.filter_bits) / *s.lower_bound_bits;
     }
   }
-  return s;
 }
+
+}  // namespace
 
 FillCheck check_fill(const FilterHeader& header, uint64_t set_bits, double n, double z) {
   const model::FillSpread spread =

@@ -101,10 +101,22 @@ WordBuffer::WordBuffer(size_t count) : count_(count) {
 }
 
 WordBuffer::WordBuffer(WordBuffer&& other) noexcept
-    : data_(other.data_), count_(other.count_), mapped_bytes_(other.mapped_bytes_) {
+    : data_(other.data_),
+      count_(other.count_),
+      mapped_bytes_(other.mapped_bytes_),
+      borrowed_(other.borrowed_) {
   other.data_ = nullptr;
   other.count_ = 0;
   other.mapped_bytes_ = 0;
+  other.borrowed_ = false;
+}
+
+WordBuffer WordBuffer::borrow(uint64_t* words, size_t count) noexcept {
+  WordBuffer b;
+  b.data_ = words;
+  b.count_ = count;
+  b.borrowed_ = true;
+  return b;
 }
 
 WordBuffer& WordBuffer::operator=(WordBuffer&& other) noexcept {
@@ -113,20 +125,22 @@ WordBuffer& WordBuffer::operator=(WordBuffer&& other) noexcept {
     data_ = other.data_;
     count_ = other.count_;
     mapped_bytes_ = other.mapped_bytes_;
+    borrowed_ = other.borrowed_;
     other.data_ = nullptr;
     other.count_ = 0;
     other.mapped_bytes_ = 0;
+    other.borrowed_ = false;
   }
   return *this;
 }
 
 void WordBuffer::resize(size_t count) {
-  if (count <= count_) {
+  if (count <= count_ && !borrowed_) {
     std::memset(data_ + count, 0, (count_ - count) * 8);
     count_ = count;
     return;
   }
-  if (mapped_bytes_ != 0 && count <= (SIZE_MAX / 8) - kMapThreshold) {
+  if (mapped_bytes_ != 0 && !borrowed_ && count <= (SIZE_MAX / 8) - kMapThreshold) {
     const size_t bytes = count * 8;
     const size_t rounded = (bytes + kMapThreshold - 1) / kMapThreshold * kMapThreshold;
     if (rounded > mapped_bytes_) {
@@ -144,7 +158,7 @@ void WordBuffer::resize(size_t count) {
     return;
   }
   WordBuffer bigger(count);
-  if (count_ != 0) std::memcpy(bigger.data_, data_, count_ * 8);
+  if (count_ != 0) std::memcpy(bigger.data_, data_, std::min(count, count_) * 8);
   *this = std::move(bigger);
 }
 
@@ -154,7 +168,9 @@ WordBuffer::~WordBuffer() {
 
 void WordBuffer::release() noexcept {
   if (data_ == nullptr) return;
-  if (mapped_bytes_ != 0) {
+  if (borrowed_) {
+    borrowed_ = false;
+  } else if (mapped_bytes_ != 0) {
     munmap(data_, mapped_bytes_);
   } else {
     std::free(data_);

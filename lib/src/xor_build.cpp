@@ -20,17 +20,21 @@
 // so the counting pass walks the array front to back; peeling and assignment read only the slot
 // arrays. The measurements behind these choices are in bench/xor_build_bench.sh's notes.
 #include <fmt/format.h>
+#include <time.h>
 
 #include <algorithm>
 #include <cstring>
 #include <memory>
 #include <span>
+#include <type_traits>
+#include <vector>
 
 #include "bloomtool/error.h"
 #include "bloomtool/hash.h"
 #include "bloomtool/hash_sort.h"
 #include "bloomtool/word_buffer.h"
 #include "bloomtool/xor_filter.h"
+#include "run_threads.h"
 #include "xor_mapping.h"
 
 namespace bloomtool {
@@ -43,6 +47,39 @@ using detail::Slots;
 uint64_t attempt_seed(uint32_t attempt) {
   return mix64(0x9E3779B97F4A7C15ull * (uint64_t{attempt} + 1));
 }
+
+// Adds the CPU time of the calling thread and the wall-clock time since the previous lap to one
+// phase of the result.
+class PhaseClock {
+ public:
+  explicit PhaseClock(XorBuildResult& r) : r_(r) { read(cpu_, wall_); }
+  void lap(double XorPhaseTimes::*phase) {
+    double cpu, wall;
+    read(cpu, wall);
+    r_.cpu.*phase += cpu - cpu_;
+    r_.wall.*phase += wall - wall_;
+    cpu_ = cpu;
+    wall_ = wall;
+  }
+
+ private:
+  static void read(double& cpu, double& wall) {
+    timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    cpu = static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    wall = static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+  }
+  XorBuildResult& r_;
+  double cpu_, wall_;
+};
+
+// What every attempt shares: threads, how the keys are grouped (hash_sort.h), the phase clock.
+struct Run {
+  unsigned threads;
+  int group_bits;
+  PhaseClock& clock;
+};
 
 // Words of working memory for `slots` slots: the slot records, then the queue/stack array.
 template <typename Index>
@@ -91,8 +128,8 @@ inline void touch(Workspace<Index>& w, uint64_t p, uint32_t j, uint64_t h,
   w.set_count(p, (w.count(p) + delta) ^ j);
 }
 
-// One attempt. On success the stack order[0, n) holds each key's free slot in peeling order and
-// hash_xor(slot) is that key's hash.
+// The counting pass over the keys whose first slot lies in [p0_lo, p0_hi) (the others are
+// skipped); true if some slot's count could wrap (2^30 - 1 keys in one slot).
 //
 // The slots of a key lie up to two segments apart, more than the L2 cache holds, so both passes
 // work a few keys ahead of themselves: the counting pass computes the slots of key i + kAhead and
@@ -102,13 +139,11 @@ inline void touch(Workspace<Index>& w, uint64_t p, uint32_t j, uint64_t h,
 // free: the count word names the free slot, and a slot is always written above the queue and
 // counted in only when it became free.
 template <typename Index, typename Mapping>
-bool peel(std::span<const uint64_t> keys, const Mapping& map, Workspace<Index>& w) {
+bool count_keys(std::span<const uint64_t> keys, const Mapping& map, Workspace<Index>& w,
+                uint64_t p0_lo = 0, uint64_t p0_hi = UINT64_MAX) {
   constexpr size_t kAhead = 16;
-  constexpr size_t kBatch = 16;
-  const uint64_t slots = w.slots;
-  Index* order = w.order;
-  w.clear();
   const size_t n = keys.size();
+  const uint64_t width = p0_hi - p0_lo;
   uint8_t saturated = 0;
   Slots ring[kAhead];
   for (size_t i = 0; i < std::min(n, kAhead); ++i) ring[i] = map.slots(keys[i]);
@@ -119,6 +154,7 @@ bool peel(std::span<const uint64_t> keys, const Mapping& map, Workspace<Index>& 
       w.prefetch(next.p1);
       w.prefetch(next.p2);
     }
+    if (s.p0 - p0_lo >= width) continue;
     const uint64_t h = keys[i];
     uint8_t j = 0;
     for (const uint64_t p : {s.p0, s.p1, s.p2}) {
@@ -126,6 +162,83 @@ bool peel(std::span<const uint64_t> keys, const Mapping& map, Workspace<Index>& 
       touch(w, p, j++, h, 4);
     }
   }
+  return saturated != 0;
+}
+
+// Clears the slot records and runs the counting pass. Binary fuse keys on several threads: the
+// first slots' segments [0, c) are cut into one zone per thread, the last two segments of every
+// zone but the last set aside. A key whose first slot is in zone t (not set aside) touches only
+// the segments of zone t, so the threads never touch the same slot; the keys set aside follow on
+// the calling thread. Counts and xors do not depend on the order keys are added in, so the result
+// is the same as on one thread. Keys are grouped by their top `group_bits` bits (hash_sort.h), so
+// the keys of a zone are found by binary search.
+template <typename Index, typename Mapping>
+bool count_all(std::span<const uint64_t> keys, const Mapping& map, Workspace<Index>& w,
+               unsigned threads, int group_bits) {
+  constexpr bool kFuse = std::is_same_v<Mapping, detail::FuseMapping>;
+  uint64_t segments = 0;
+  if constexpr (kFuse) segments = map.span / map.segment_length;
+  if (!kFuse || threads <= 1 || keys.size() < (size_t{1} << 18) || segments < 8 * threads) {
+    w.clear();
+    return count_keys(keys, map, w);
+  }
+  if constexpr (kFuse) {
+    const uint64_t length = map.segment_length;
+    const int shift = 64 - group_bits;
+    // The keys whose first slot lies in segments [s_lo, s_hi), counted.
+    auto count_segments = [&](uint64_t s_lo, uint64_t s_hi) {
+      // First slot p0 = (a * span) >> 64 with a = h + seed, so p0 >= s * length exactly when
+      // a >= ceil(s * length * 2^64 / span).
+      __extension__ using U128 = unsigned __int128;
+      auto a_of = [&](uint64_t s) {
+        return ((static_cast<U128>(s * length) << 64) + map.span - 1) / map.span;
+      };
+      const U128 a_lo = a_of(s_lo), a_hi = a_of(s_hi);
+      if (a_lo >= a_hi) return false;
+      const uint64_t h_first = static_cast<uint64_t>(a_lo) - map.seed;
+      const uint64_t h_last = static_cast<uint64_t>(a_hi - 1) - map.seed;
+      auto index_of_group = [&](uint64_t g, bool after) {
+        return static_cast<size_t>(std::partition_point(keys.begin(), keys.end(),
+                                                        [&](uint64_t h) {
+                                                          return after ? h >> shift <= g
+                                                                       : h >> shift < g;
+                                                        }) -
+                                   keys.begin());
+      };
+      const size_t first = index_of_group(h_first >> shift, false);
+      const size_t last = index_of_group(h_last >> shift, true);
+      const uint64_t p0_lo = s_lo * length, p0_hi = s_hi * length;
+      if (h_first <= h_last)
+        return count_keys(keys.subspan(first, last - first), map, w, p0_lo, p0_hi);
+      const bool a = count_keys(keys.subspan(first), map, w, p0_lo, p0_hi);
+      return count_keys(keys.first(last), map, w, p0_lo, p0_hi) || a;
+    };
+    std::vector<uint8_t> saturated(threads, 0);
+    auto zone = [&](unsigned t) { return segments * t / threads; };
+    detail::run_threads(threads, [&](unsigned t) {
+      const uint64_t lo = zone(t), hi = zone(t + 1);
+      const uint64_t clear_end = (t + 1 == threads ? segments + 2 : hi) * length;
+      std::memset(w.records + 12 * lo * length, 0, 12 * (clear_end - lo * length));
+      saturated[t] = count_segments(lo, t + 1 == threads ? hi : hi - 2);
+    });
+    bool any = false;
+    for (unsigned t = 0; t + 1 < threads; ++t) any |= count_segments(zone(t + 1) - 2, zone(t + 1));
+    for (const uint8_t s : saturated) any |= s != 0;
+    return any;
+  }
+  return false;
+}
+
+// One attempt. On success the stack order[0, n) holds each key's free slot in peeling order and
+// hash_xor(slot) is that key's hash.
+template <typename Index, typename Mapping>
+bool peel(std::span<const uint64_t> keys, const Mapping& map, Workspace<Index>& w, Run& run) {
+  constexpr size_t kBatch = 16;
+  const uint64_t slots = w.slots;
+  Index* order = w.order;
+  const size_t n = keys.size();
+  const bool saturated = count_all(keys, map, w, run.threads, run.group_bits);
+  run.clock.lap(&XorPhaseTimes::count);
   if (saturated) return false;  // a slot shared by 2^30 - 1 keys: the count would wrap
 
   uint64_t top = slots;
@@ -171,6 +284,7 @@ bool peel(std::span<const uint64_t> keys, const Mapping& map, Workspace<Index>& 
       }
     }
   }
+  run.clock.lap(&XorPhaseTimes::peel);
   return peeled == n;
 }
 
@@ -207,50 +321,51 @@ void assign(uint64_t n, const Mapping& map, uint8_t* f, const Workspace<Index>& 
   }
 }
 
+// Peels with one mapping and, if that works, assigns the fingerprints.
+template <typename Index, typename Mapping>
+bool attempt(std::span<const uint64_t> keys, const Mapping& map, uint32_t fingerprint_bits,
+             WordBuffer& words, Workspace<Index>& w, Run& run) {
+  if (!peel(keys, map, w, run)) return false;
+  auto* f = reinterpret_cast<uint8_t*>(words.data());
+  std::memset(f, 0, words.size() * 8);
+  if (fingerprint_bits == 8)
+    assign<uint8_t>(keys.size(), map, f, w);
+  else
+    assign<uint16_t>(keys.size(), map, f, w);
+  run.clock.lap(&XorPhaseTimes::assign);
+  return true;
+}
+
 template <typename Index>
 bool try_seeds(std::span<const uint64_t> keys, XorParams& p, WordBuffer& words, WordBuffer& arena,
-               uint32_t max_attempts, uint32_t& attempts) {
+               uint32_t max_attempts, uint32_t& attempts, Run& run) {
   Workspace<Index> w(arena.data(), p.slots);
-  auto* f = reinterpret_cast<uint8_t*>(words.data());
   const uint64_t length = p.segment_length, count = p.segment_count;
   for (uint32_t a = 0; a < max_attempts; ++a) {
     p.seed = attempt_seed(a);
     attempts = a + 1;
-    if (p.layout == XorLayout::kFuse && length >= 8) {
-      // Every second attempt halves the segment length over the same array (2c + 2 segments).
-      // Just after the paper's formula doubles the length, few segments carry a high load and
-      // its layout peels for as few as 0-25% of seeds (n = 11,400-11,521 and 12,372 among
-      // others), while the halved layout peels for about 97%. Scanning the largest n of every
-      // array length up to 560,000, a pair of attempts succeeded for 88% or more of key sets.
-      const bool halve = a % 2 == 1;
-      p.segment_length = halve ? length / 2 : length;
-      p.segment_count = halve ? 2 * count + 2 : count;
-    }
-    bool ok = false;
+    bool ok;
     if (p.layout == XorLayout::kFuse) {
-      const detail::FuseMapping map{p.seed, p.segment_length, p.segment_count * p.segment_length};
-      ok = peel(keys, map, w);
-      if (ok) {
-        std::memset(f, 0, words.size() * 8);
-        if (p.fingerprint_bits == 8)
-          assign<uint8_t>(keys.size(), map, f, w);
-        else
-          assign<uint16_t>(keys.size(), map, f, w);
+      if (length >= 8) {
+        // Every second attempt halves the segment length over the same array (2c + 2
+        // segments). Just after the paper's formula doubles the length, few segments carry a
+        // high load and its layout peels for as few as 0-25% of seeds (n = 11,400-11,521 and
+        // 12,372 among others), while the halved layout peels for about 97%. Scanning the
+        // largest n of every array length up to 560,000, a pair of attempts succeeded for 88%
+        // or more of key sets.
+        const bool halve = a % 2 == 1;
+        p.segment_length = halve ? length / 2 : length;
+        p.segment_count = halve ? 2 * count + 2 : count;
       }
+      const detail::FuseMapping map{p.seed, p.segment_length, p.segment_count * p.segment_length};
+      ok = attempt(keys, map, p.fingerprint_bits, words, w, run);
     } else {
       const detail::XorMapping map{p.seed, p.segment_length};
-      ok = peel(keys, map, w);
-      if (ok) {
-        std::memset(f, 0, words.size() * 8);
-        if (p.fingerprint_bits == 8)
-          assign<uint8_t>(keys.size(), map, f, w);
-        else
-          assign<uint16_t>(keys.size(), map, f, w);
-      }
+      ok = attempt(keys, map, p.fingerprint_bits, words, w, run);
     }
     if (ok) return true;
   }
-  std::memset(f, 0, words.size() * 8);
+  std::memset(words.data(), 0, words.size() * 8);
   return false;
 }
 
@@ -260,20 +375,27 @@ XorBuildResult build_xor_filter(std::span<uint64_t> all, const XorBuildOptions& 
   if (options.max_attempts == 0)
     throw Error(ErrorCode::kInvalidArgument, "construction needs at least one attempt");
   XorBuildResult r;
+  PhaseClock clock(r);
   const uint64_t input = all.size();
   // One arena serves de-duplication (n words of scratch) and then construction; sized for the
   // input count, an upper bound of the distinct count.
   const uint64_t most_slots = xor_params_for(options.layout, options.fingerprint_bits, input).slots;
   WordBuffer arena(std::max<uint64_t>(input, workspace_words<uint64_t>(most_slots)));
-  const std::span<const uint64_t> hashes = all.first(group_unique(all.data(), input, arena.data()));
+  Run run{std::max(options.threads, 1u), group_top_bits(input), clock};
+  if (options.assume_distinct) group_by_top_bits(all.data(), input, arena.data(), run.threads);
+  const std::span<const uint64_t> hashes =
+      options.assume_distinct
+          ? all
+          : all.first(group_unique(all.data(), input, arena.data(), run.threads));
+  clock.lap(&XorPhaseTimes::group);
   r.duplicates = input - hashes.size();
   r.distinct = hashes.size();
   XorParams p = xor_params_for(options.layout, options.fingerprint_bits, r.distinct);
   WordBuffer words(xor_payload_words(p));
   const bool small = p.slots <= UINT32_MAX;
   const bool ok =
-      small ? try_seeds<uint32_t>(hashes, p, words, arena, options.max_attempts, r.attempts)
-            : try_seeds<uint64_t>(hashes, p, words, arena, options.max_attempts, r.attempts);
+      small ? try_seeds<uint32_t>(hashes, p, words, arena, options.max_attempts, r.attempts, run)
+            : try_seeds<uint64_t>(hashes, p, words, arena, options.max_attempts, r.attempts, run);
   if (!ok) {
     throw XorConstructionError(
         fmt::format("{} filter construction failed after {} attempt{} ({} distinct keys)",

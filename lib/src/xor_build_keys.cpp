@@ -1,6 +1,6 @@
 // Xor and binary fuse filters from a key stream: each thread appends its batches' hashes to its
 // own mapped buffer (together the same set, in an order that does not change the filter); the
-// buffers are joined and handed to build_xor_filter.
+// buffers are joined and handed to build_xor_filter, which runs on as many threads as the stream.
 #include <algorithm>
 
 #include "bloomtool/word_buffer.h"
@@ -40,7 +40,9 @@ XorBuild build_xor(KeyStream& keys, const XorBuildOptions& options,
     append(hashes, count, parts[t].data(), used[t]);
     parts[t] = WordBuffer();
   }
-  r.built = build_xor_filter(std::span<uint64_t>(hashes.data(), count), options);
+  XorBuildOptions o = options;
+  o.threads = threads;
+  r.built = build_xor_filter(std::span<uint64_t>(hashes.data(), count), o);
   hashes = WordBuffer();
   const XorParams& p = r.built.filter->params();
   BuildFacts facts;

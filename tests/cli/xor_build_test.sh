@@ -80,6 +80,19 @@ expect_same_file fuse8.bf created.bf "--created equals SOURCE_DATE_EPOCH"
 run "$BT" xor-build -q -o quiet.bf keys.lf
 expect_eq "$ERR" "" "-q prints nothing"
 
+# Above 2^18 keys grouping, de-duplication and counting run on several threads: the bytes do not
+# change with --threads (300,000 distinct keys, 30,000 repeats).
+awk 'BEGIN{for(i=0;i<300000;i++) printf "k%d\n", i; for(i=0;i<30000;i++) printf "k%d\n", i*9}' >big
+for f in 8 16; do
+  for t in 1 2 3; do
+    "$BT" xor-build -q --fingerprint "$f" --threads "$t" -o "big$f-$t.bf" big
+  done
+  expect_same_file "big$f-1.bf" "big$f-2.bf" "fuse$f of 300,000 keys, 2 threads"
+  expect_same_file "big$f-1.bf" "big$f-3.bf" "fuse$f of 300,000 keys, 3 threads"
+done
+run "$BT" query big16-2.bf big --count
+expect_eq "$OUT" "330000" "fuse16 of 300,000 keys on 2 threads: no false negatives"
+
 # Normalisation is recorded and query applies it; NDJSON fields are keys like lines.
 printf 'Ann@Example.COM\nbob@example.com\n' >emails
 run "$BT" xor-build --normalize email -o emails.bf emails

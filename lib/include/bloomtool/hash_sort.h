@@ -17,7 +17,17 @@ void sort_unique(std::vector<uint64_t>& hashes);
 // 2,000 hashes (the groups are the top clamp(bit_width(n / 2048), 1, 16) bits; below 8,192
 // hashes the result is simply sorted). Cheaper than sorting; enough to give a pass over the hashes
 // locality in anything indexed by their top bits. `scratch` must hold n words. Returns the number
-// of distinct hashes.
-size_t group_unique(uint64_t* data, size_t n, uint64_t* scratch);
+// of distinct hashes. Runs on up to `threads` threads (inputs of 2^18 hashes and more); the result
+// is the same for any count.
+size_t group_unique(uint64_t* data, size_t n, uint64_t* scratch, unsigned threads = 1);
+
+// The same grouping without removing repeats (for hashes known to be distinct): data[0, n) ends
+// up grouped by the same top bits, in order of appearance within a group (below 8,192 hashes:
+// sorted).
+void group_by_top_bits(uint64_t* data, size_t n, uint64_t* scratch, unsigned threads = 1);
+
+// The number of top bits the two functions above group n hashes by (from 8,192 hashes on; below
+// that they sort, which groups by any number of bits).
+int group_top_bits(size_t n);
 
 }  // namespace bloomtool

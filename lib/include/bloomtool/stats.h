@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "bloomtool/bloom.h"
 #include "bloomtool/filter.h"
 #include "bloomtool/filter_file.h"
 
@@ -87,6 +88,26 @@ struct BloomFill {
 };
 BloomFill bloom_fill(const BloomFilter& filter);
 
+// bloom_fill a window of words at a time, for payloads streamed from a file: add() the words in
+// order from the first (every window but the last a whole number of 512-bit blocks), then
+// finish(). Gives exactly what bloom_fill gives.
+class BloomFillCounter {
+ public:
+  BloomFillCounter(uint64_t m_bits, uint32_t k, BloomVariant variant);
+  void add(std::span<const uint64_t> words);
+  BloomFill finish() const;
+
+ private:
+  uint64_t m_;
+  uint32_t k_;
+  BloomVariant variant_;
+  uint64_t set_bits_ = 0;
+  double block_sum_ = 0;      // blocked: sum over blocks of (c/512)^k
+  std::vector<double> pass_;  // blocked: (c/512)^k for c = 0..512
+  bool keep_words_ = false;   // small standard filters: the exact fill needs the words
+  std::vector<uint64_t> words_;
+};
+
 // Whether a Bloom filter's set-bit count is what n distinct keys give under the model of its
 // variant: the expected count and an interval of z standard deviations (plus one bit) around it.
 struct FillCheck {
@@ -121,6 +142,11 @@ struct FilterStats {
 // Throws kUnsupported for a kind it does not know, kInvalidArgument when `filter` is not of the
 // header's kind.
 FilterStats compute_stats(const FilterHeader& header, const Filter& filter);
+
+// compute_stats for a file read a window at a time (for_each_payload_chunk: every chunk of a raw
+// payload verified) rather than held in memory, so memory stays near one window whatever the
+// filter's size. `header` is the file's, already checked (load_filter).
+FilterStats compute_stats_streamed(const FilterHeader& header, const std::string& path);
 
 // Where the header's counts disagree with the filter's bits, one sentence each (empty when they
 // agree): more distinct keys than keys added; set bits without keys or keys without set bits; more

@@ -39,6 +39,9 @@ class WordBuffer {
   WordBuffer(const WordBuffer&) = delete;
   WordBuffer& operator=(const WordBuffer&) = delete;
   ~WordBuffer();
+  // A view of `count` words owned elsewhere (a mapped file), which must outlive the buffer and
+  // every move of it; nothing is freed. Resizing it copies into memory of its own.
+  static WordBuffer borrow(uint64_t* words, size_t count) noexcept;
 
   // Changes the size, keeping the first min(old, new) words; words added are zero. A mapped
   // array grows in place or by moving its pages (mremap), so growing by doubling never copies.
@@ -56,6 +59,7 @@ class WordBuffer {
   uint64_t* data_ = nullptr;
   size_t count_ = 0;
   size_t mapped_bytes_ = 0;  // non-zero when the memory came from mmap
+  bool borrowed_ = false;    // borrow(): not ours to free
 };
 
 }  // namespace bloomtool

@@ -76,6 +76,19 @@ struct XorBuildOptions {
   XorLayout layout = XorLayout::kFuse;
   uint32_t fingerprint_bits = 8;
   uint32_t max_attempts = kXorDefaultMaxAttempts;  // seeds tried before giving up, at least 1
+  // Threads for grouping, de-duplication, counting and assignment (peeling is sequential);
+  // 0 or 1: the calling thread alone. The filter is the same for any count.
+  unsigned threads = 1;
+  // The caller guarantees that the hashes are distinct: they are grouped by their top bits but
+  // not de-duplicated. With repeats, construction fails after max_attempts seeds.
+  bool assume_distinct = false;
+};
+
+// Seconds spent in each step of construction, attempts that failed included: grouping by top
+// bits and removing repeats; the counting pass (slot counts and hash xors); peeling; assignment
+// (clearing the fingerprints and filling them in).
+struct XorPhaseTimes {
+  double group = 0, count = 0, peel = 0, assign = 0;
 };
 
 struct XorBuildResult {
@@ -83,6 +96,8 @@ struct XorBuildResult {
   uint64_t distinct = 0;    // distinct hashes the filter holds
   uint64_t duplicates = 0;  // hashes removed as repeats
   uint32_t attempts = 0;    // seeds tried, the last one successful
+  XorPhaseTimes cpu;        // CPU time of the calling thread (helper threads not included)
+  XorPhaseTimes wall;       // wall-clock time
 };
 
 // Thrown (code kLimitExceeded) when no mapping seed works within the allowed attempts.

@@ -1,0 +1,101 @@
+// build_xor_filter gives the same bytes for any thread count, with or without assume_distinct,
+// and the same bytes as before construction ran on several threads: the digests below were
+// computed with the single-threaded code of commit 80ea933 (files must not change).
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+#include "bloomtool/hash.h"
+#include "bloomtool/xor_filter.h"
+
+using namespace bloomtool;
+
+namespace {
+
+// n distinct hashes followed by n / 10 repeats of some of them.
+std::vector<uint64_t> keys_with_repeats(uint64_t n) {
+  std::vector<uint64_t> h;
+  for (uint64_t i = 0; i < n; ++i) h.push_back(mix64(i * 0x9E3779B97F4A7C15ull + 12345));
+  for (uint64_t i = 0; i < n / 10; ++i) h.push_back(h[i * 7 % n]);
+  return h;
+}
+
+uint64_t digest(const XorFilter& f) {
+  uint64_t d = 0;
+  for (const uint64_t w : f.words()) d = mix64(d ^ w);
+  return d;
+}
+
+struct Case {
+  uint64_t n;
+  XorLayout layout;
+  uint32_t bits;
+  uint64_t digest;
+};
+
+// 600,000 keys take the threaded paths (grouping from 2^18 hashes, fuse counting from 2^18 keys
+// and 8 segments per thread); the smaller sets check the single-threaded fallbacks.
+constexpr Case kCases[] = {
+    {600000, XorLayout::kXor, 8, 0x0c1febaefdd4cad8ull},
+    {600000, XorLayout::kXor, 16, 0x2de81f059c248697ull},
+    {600000, XorLayout::kFuse, 8, 0x6003d9989da57bb4ull},
+    {600000, XorLayout::kFuse, 16, 0xa170c15a12cf75ccull},
+    {20000, XorLayout::kFuse, 8, 0x4979ab6c2fac958eull},
+    {20000, XorLayout::kXor, 16, 0x55fe78fd3c078da4ull},
+    {9000, XorLayout::kFuse, 16, 0xdf2943a8d9f83219ull},
+};
+
+}  // namespace
+
+TEST_CASE("xor construction: same bytes as before, for 1, 2 and 3 threads", "[xor]") {
+  for (const Case& c : kCases) {
+    const std::vector<uint64_t> input = keys_with_repeats(c.n);
+    for (const unsigned threads : {1u, 2u, 3u}) {
+      INFO("n " << c.n << " layout " << xor_layout_name(c.layout) << c.bits << " threads "
+                << threads);
+      std::vector<uint64_t> h = input;
+      XorBuildOptions o;
+      o.layout = c.layout;
+      o.fingerprint_bits = c.bits;
+      o.threads = threads;
+      const XorBuildResult r = build_xor_filter(h, o);
+      CHECK(r.distinct == c.n);
+      CHECK(r.duplicates == c.n / 10);
+      CHECK(r.filter->params().seed == 16294208416658607535ull);
+      CHECK(digest(*r.filter) == c.digest);
+    }
+  }
+}
+
+TEST_CASE("xor construction: assume_distinct builds the same filter from distinct keys", "[xor]") {
+  for (const Case& c : kCases) {
+    if (c.n != 600000) continue;
+    std::vector<uint64_t> distinct = keys_with_repeats(c.n);
+    distinct.resize(c.n);
+    for (const unsigned threads : {1u, 2u}) {
+      INFO("layout " << xor_layout_name(c.layout) << c.bits << " threads " << threads);
+      std::vector<uint64_t> h = distinct;
+      XorBuildOptions o;
+      o.layout = c.layout;
+      o.fingerprint_bits = c.bits;
+      o.threads = threads;
+      o.assume_distinct = true;
+      const XorBuildResult r = build_xor_filter(h, o);
+      CHECK(r.distinct == c.n);
+      CHECK(r.duplicates == 0);
+      CHECK(digest(*r.filter) == c.digest);
+    }
+  }
+}
+
+TEST_CASE("xor construction: phase times are filled in", "[xor]") {
+  std::vector<uint64_t> h = keys_with_repeats(300000);
+  XorBuildOptions o;
+  o.threads = 2;
+  const XorBuildResult r = build_xor_filter(h, o);
+  CHECK(r.wall.group > 0);
+  CHECK(r.wall.count > 0);
+  CHECK(r.wall.peel > 0);
+  CHECK(r.wall.assign > 0);
+  CHECK(r.cpu.peel > 0);
+}
