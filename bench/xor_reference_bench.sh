@@ -29,7 +29,8 @@
 # reference uses malloc/calloc, so it is run with GLIBC_TUNABLES=glibc.malloc.hugetlb=1 (glibc
 # >= 2.35 then madvises its large chunks the same way) unless REF_HUGEPAGES=0. Both only matter
 # when /sys/kernel/mm/transparent_hugepage/enabled is "always" or "madvise"; the script prints it.
-# Peak memory is the process's ru_maxrss, keys included, per key.
+# Peak memory is the process's ru_maxrss, keys included, per key. With WITH_UNCORRECTED=1 each
+# round also runs the header as shipped (a "reference, as shipped" row).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -70,6 +71,13 @@ if grep -qF -- "$defect" "$tmp/binaryfusefilter.h" ||
   exit 1
 fi
 gcc -std=c11 -O3 -march=native -I "$tmp" -o "$tmp/reference" bench/xor_reference_driver.c -lm
+uncorrected=${WITH_UNCORRECTED:-0}
+if [ "$uncorrected" = 1 ]; then
+  mkdir "$tmp/shipped"
+  cp "$header" "$tmp/shipped/binaryfusefilter.h"
+  gcc -std=c11 -O3 -march=native -I "$tmp/shipped" -o "$tmp/shipped/reference" \
+    bench/xor_reference_driver.c -lm
+fi
 
 ref_env=(env GLIBC_TUNABLES=glibc.malloc.hugetlb=1)
 [ "${REF_HUGEPAGES:-1}" = 0 ] && ref_env=(env)
@@ -83,6 +91,9 @@ seed=1
 for ((r = 1; r <= runs; r++)); do
   for fp in 8 16; do
     "${ref_env[@]}" "$tmp/reference" "fuse$fp" "$n" "$seed" | sed 's/^/ref1 /' >>"$tmp/rows"
+    if [ "$uncorrected" = 1 ]; then
+      "${ref_env[@]}" "$tmp/shipped/reference" "fuse$fp" "$n" "$seed" | sed 's/^/shipped1 /' >>"$tmp/rows"
+    fi
     "$bench" random "$n" "$seed" "$fp" 1 0 | sed 's/^/nodedup1 /' >>"$tmp/rows"
     "$bench" random "$n" "$seed" "$fp" 1 1 | sed 's/^/dedup1 /' >>"$tmp/rows"
     "$bench" random "$n" "$seed" "$fp" 2 1 | sed 's/^/dedup2 /' >>"$tmp/rows"
@@ -97,15 +108,18 @@ ns() { awk -v s="$1" -v n="$n" 'BEGIN{printf "%.1f", s*1e9/n}'; }
 printf '\n| fuse | construction | threads | CPU ns/key | wall ns/key | group | count | peel | assign | peak bytes/key |\n'
 printf '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n'
 for fp in 8 16; do
-  for tag in ref1 nodedup1 dedup1 dedup2; do
+  tags="ref1 nodedup1 dedup1 dedup2"
+  [ "$uncorrected" = 1 ] && tags="shipped1 $tags"
+  for tag in $tags; do
     case $tag in
+      shipped1) what="reference, as shipped"; th=1 ;;
       ref1) what="reference, corrected"; th=1 ;;
       nodedup1) what="bloomtool, de-duplication excluded"; th=1 ;;
       dedup1) what="bloomtool, de-duplication included"; th=1 ;;
       dedup2) what="bloomtool, de-duplication included"; th=2 ;;
     esac
     phases="— | — | — | —"
-    if [ "$tag" != ref1 ]; then
+    if [ "$tag" != ref1 ] && [ "$tag" != shipped1 ]; then
       # Phase split: thread CPU time on 1 thread, wall-clock time on 2.
       off=8
       [ "$th" = 2 ] && off=12

@@ -44,6 +44,10 @@ golden=(
   "v1-fuse-16.bf|xor-build -q --threads 1 --layout fuse --fingerprint 16 --label golden-fuse $keys"
   "v1-bloom-normalised.bf|build -q --threads 1 -m 1024 -k 5 --trim --lowercase --label golden-normalised $keys"
   "v1-bloom-signed.bf|build -q --threads 1 -m 1024 -k 5 --seed 5eed0123456789ab --sign $signing_key --label golden-signed $keys"
+  "v1.1-raw-bloom-standard.bf|build -q --threads 1 -m 1024 -k 5 --variant standard --codec raw --label golden-standard $keys"
+  "v1.1-raw-bloom-blocked.bf|build -q --threads 1 -m 1024 -k 6 --variant blocked --codec raw --label golden-blocked $keys"
+  "v1.1-raw-xor-8.bf|xor-build -q --threads 1 --layout xor --fingerprint 8 --codec raw --label golden-xor $keys"
+  "v1.1-raw-fuse-16.bf|xor-build -q --threads 1 --layout fuse --fingerprint 16 --codec raw --label golden-fuse $keys"
 )
 
 for entry in "${golden[@]}"; do

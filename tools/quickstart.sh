@@ -68,7 +68,8 @@ run_ci() {
   stage "asan: build" cmake --build --preset asan
   stage "asan: ctest" ctest --preset asan -j2
   stage "tsan: build capi_check" cmake --build --preset tsan
-  stage "tsan: 2 threads x 1000000 queries on one filter" tests/capi/tsan_threads.sh build/tsan
+  stage "tsan: 2 threads x 1000000 queries on one filter" tests/capi/tsan_threads.sh build/tsan \
+    build/release/apps/bloomtool/bloomtool
   if [ "$fuzz_seconds" -gt 0 ]; then
     stage "fuzz: ${fuzz_seconds}s per target" tests/fuzz/run_fuzzers.sh "$fuzz_seconds"
   fi

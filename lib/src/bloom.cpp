@@ -16,6 +16,7 @@
 #include "bloomtool/error.h"
 #include "bloomtool/hash.h"
 #include "bloomtool/model.h"
+#include "popcnt_clones.h"
 
 namespace bloomtool {
 
@@ -260,14 +261,7 @@ void BloomFilter::visit_probed_words(std::span<const uint64_t> hashes, WordVisit
   }
 }
 
-// Without -mpopcnt, std::popcount is a libgcc call; a popcnt clone is picked at load time instead.
-// Not under ThreadSanitizer (the tsan preset): the clone's resolver would run while the dynamic
-// loader relocates the library, before the sanitizer's runtime is up, and crash.
-#if defined(__SANITIZE_THREAD__)
-#define BLOOMTOOL_POPCNT_CLONES
-#else
-#define BLOOMTOOL_POPCNT_CLONES __attribute__((target_clones("popcnt", "default")))
-#endif
+// A popcnt clone is picked at load time (popcnt_clones.h).
 BLOOMTOOL_POPCNT_CLONES static uint64_t count_bits(const uint64_t* w, size_t n) noexcept {
   uint64_t count = 0;
   for (size_t i = 0; i < n; ++i) count += static_cast<uint64_t>(__builtin_popcountll(w[i]));

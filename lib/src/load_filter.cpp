@@ -131,14 +131,16 @@ std::unique_ptr<Filter> instantiate(const FilterHeader& h, WordBuffer payload,
               path + ": unsupported: filter kind " + filter_kind_name(h.kind));
 }
 
-// The lazily verified filter of a raw file. The kind's checks read the last payload word (bits
-// above m, padding after the last fingerprint), so the last chunk is verified first.
+// The lazily verified filter of a raw file. The kind's checks may read the last payload word (bits
+// above m, padding after the last fingerprint): then the last chunk is verified first.
 LoadedFilter map_raw_filter(const std::string& path) {
   MappedRawFile file = map_raw_filter_file(path);
   LoadedFilter out;
   out.file_bytes = file.file_bytes;
   const auto payload = file.view->payload();
-  file.view->verify_bytes(payload.size() - 8, payload.size());
+  const FilterHeader& h = file.header;
+  if (h.kind != FilterKind::kBloom || h.m % 64 != 0)
+    file.view->verify_bytes(payload.size() - 8, payload.size());
   // The mapping is private and writable (copy-on-write), so the words may be borrowed as mutable.
   auto* words = reinterpret_cast<uint64_t*>(const_cast<uint8_t*>(payload.data()));
   out.filter = instantiate(file.header, WordBuffer::borrow(words, payload.size() / 8), path);

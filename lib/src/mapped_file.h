@@ -90,7 +90,10 @@ class MappedFile {
         void* p = mmap(nullptr, size_, prot, MAP_PRIVATE, fd_, 0);
         if (p == MAP_FAILED) throw_io_error(path, errno);
         map_ = static_cast<const uint8_t*>(p);
-        madvise(p, size_, access == MapAccess::kRandom ? MADV_RANDOM : MADV_SEQUENTIAL);
+        // Random access keeps the kernel's default advice: its fault-around maps up to 16 cached
+        // pages per fault (measured faster than MADV_RANDOM for 1M queries), and chunks are read
+        // ahead explicitly before they are verified.
+        if (access == MapAccess::kSequential) madvise(p, size_, MADV_SEQUENTIAL);
       }
     } else {
       // A pipe or device: read it whole, bounded by the largest file a reader accepts.

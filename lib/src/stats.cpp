@@ -22,6 +22,7 @@
 #include "bloomtool/index_model.h"
 #include "bloomtool/model.h"
 #include "bloomtool/scheme_bloom.h"
+#include "popcnt_clones.h"
 
 namespace bloomtool {
 
@@ -176,9 +177,8 @@ FprMeasurement measure_fpr(const Filter& filter, uint64_t hash_seed, uint64_t pr
 }
 
 namespace {
-// Without -mpopcnt, std::popcount is a libgcc call; a popcnt clone is picked at load time instead.
-__attribute__((target_clones("popcnt", "default"))) uint64_t count_set_bits(const uint64_t* w,
-                                                                            size_t n) noexcept {
+// A popcnt clone is picked at load time (popcnt_clones.h).
+BLOOMTOOL_POPCNT_CLONES uint64_t count_set_bits(const uint64_t* w, size_t n) noexcept {
   uint64_t count = 0;
   for (size_t i = 0; i < n; ++i) count += static_cast<uint64_t>(__builtin_popcountll(w[i]));
   return count;

@@ -19,6 +19,11 @@
 // Keys arrive grouped by their top bits, and the first slot of a fuse key follows the hash order,
 // so the counting pass walks the array front to back; peeling and assignment read only the slot
 // arrays. The measurements behind these choices are in bench/xor_build_bench.sh's notes.
+//
+// Threads: grouping and de-duplication (hash_sort.cpp) and the binary fuse counting pass run on
+// options.threads; peeling and assignment run on the calling thread. The peeling order decides
+// the fingerprints, so it must not depend on the thread count (files are byte-identical for any
+// count); counts and xors do not depend on the order keys are added in.
 #include <fmt/format.h>
 #include <time.h>
 

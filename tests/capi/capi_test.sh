@@ -165,6 +165,20 @@ for keys in members.txt nonmembers.txt; do
   echo "big.bf ($nkeys keys) $keys: $(wc -l <capi.out) of $probes reported present, as bloomtool query"
 done
 expect_eq "$(wc -l <cli.out)" "$(wc -l <capi.out)" "same count"
+# The raw payload is verified chunk by chunk as queries reach it: a byte flipped in the middle
+# opens (only the last chunk is read at open) and fails the first query that probes its chunk,
+# with the CLI's message; the handle keeps refusing, never answering from unverified bytes.
+cp big-raw.bf big-flipped.bf
+size=$(stat -c %s big-flipped.bf)
+printf '\x5a' | dd of=big-flipped.bf bs=1 seek=$((size - size / 3)) conv=notrunc 2>/dev/null
+run "$C" open big-flipped.bf
+expect_rc 0 "a raw file with a flipped byte in a middle chunk opens"
+for how in batch single; do
+  run "$C" query big-flipped.bf members.txt "$how"
+  expect_rc 2 "the query that reaches the flipped chunk fails ($how)"
+  "$BT" query big-flipped.bf members.txt 2>cli.err >/dev/null
+  expect_eq "$OUT" "corrupt: $(sed 's/^bloomtool: //' cli.err)" "flipped middle chunk ($how): the CLI's message"
+done
 expect_eq "$("$C" query big.bf members.txt batch | wc -l)" $probes "every member is found"
 
 run "$C" threads big.bf 2 $probes

@@ -5,9 +5,12 @@
 # of three golden files (Bloom, Bloom with a key normalisation, binary fuse) and compares them
 # with answers computed up front; any race report fails the stage.
 # First it proves the sanitizer is live: a deliberate race in capi_check must be reported.
-#   tests/capi/tsan_threads.sh BUILD_DIR     (BUILD_DIR: build/tsan)
+# With a bloomtool program as second argument, also a filter of 200,000 keys in the raw chunked
+# codec: its chunks are verified lazily, by whichever worker thread reaches them first.
+#   tests/capi/tsan_threads.sh BUILD_DIR [BLOOMTOOL]   (BUILD_DIR: build/tsan)
 set -uo pipefail
-build=${1:?usage: tsan_threads.sh BUILD_DIR}
+build=${1:?usage: tsan_threads.sh BUILD_DIR [BLOOMTOOL]}
+bloomtool=${2:-}
 check=$build/tests/capi/capi_check
 golden=$(cd "$(dirname "$0")/../../testdata/golden" && pwd)
 export TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1"
@@ -19,12 +22,26 @@ if [ $? -ne 66 ] || ! grep -q "ThreadSanitizer: data race" <<<"$out"; then
   status=1
 fi
 
-for f in v1-bloom-standard.bf v1-bloom-normalised.bf v1-fuse-8.bf; do
-  start=$SECONDS
-  if out=$("$check" threads "$golden/$f" 2 1000000 2>&1); then
-    echo "$f: $out ($((SECONDS - start)) s)"
+files=()
+for f in v1-bloom-standard.bf v1-bloom-normalised.bf v1-fuse-8.bf; do files+=("$golden/$f"); done
+if [ -n "$bloomtool" ]; then
+  raw=$(mktemp -d)
+  trap 'rm -rf "$raw"' EXIT
+  # 200,000 keys: a payload of several 64 KiB chunks, verified as the threads reach them.
+  if seq 1 200000 | "$bloomtool" build -q -n 200000 -p 1% -o "$raw/200k.bf" - &&
+    "$bloomtool" convert -q --codec raw -o "$raw/raw-200k.bf" "$raw/200k.bf"; then
+    files+=("$raw/raw-200k.bf")
   else
-    echo "FAIL: $f: $out" >&2
+    echo "FAIL: building the raw-codec filter" >&2
+    status=1
+  fi
+fi
+for f in "${files[@]}"; do
+  start=$SECONDS
+  if out=$("$check" threads "$f" 2 1000000 2>&1); then
+    echo "$(basename "$f"): $out ($((SECONDS - start)) s)"
+  else
+    echo "FAIL: $(basename "$f"): $out" >&2
     status=1
   fi
 done

@@ -73,6 +73,30 @@ expect_rc 2 "flipped payload byte"
 expect_match "$ERR" "^bloomtool: flip.bf: corrupt: payload chunk [0-9]+ at byte offset [0-9]+" \
   "flipped byte named by chunk and offset"
 expect_same_file keep.bf z.bf "output untouched after a corrupt chunk"
+# Lazy verification: one key with k = 1 probes one of four 64 KiB chunks. A flipped byte in that
+# chunk fails the query (exit 2, the chunk's offset, no answer printed); a flip anywhere else
+# leaves the answer alone, and stats (which reads every chunk) refuses the file.
+echo a | "$BT" build -q --codec raw -m 256KiB -k 1 -o four.bf
+off=$(( $(stat -c %s four.bf) - 262144 ))
+failed=0
+for c in 0 1 2 3; do
+  cp four.bf flip$c.bf
+  printf '\x5a' | dd of=flip$c.bf bs=1 seek=$((off + c * 65536 + 777)) conv=notrunc status=none
+  run "$BT" query flip$c.bf <<<a
+  if [ "$RC" -eq 2 ]; then
+    failed=$((failed + 1))
+    expect_eq "$OUT" "" "no answer from a bad chunk"
+    expect_eq "$ERR" "bloomtool: flip$c.bf: corrupt: payload chunk $c at byte offset $((off + c * 65536)) (65536 bytes): checksum mismatch" "query names the chunk"
+  else
+    expect_rc 0 "a flip in a chunk the query does not touch"
+    expect_eq "$OUT" "a" "the untouched answer"
+  fi
+  run "$BT" stats flip$c.bf
+  expect_rc 2 "stats reads every chunk (flip in chunk $c)"
+  expect_match "$ERR" "payload chunk $c at byte offset $((off + c * 65536)) " "stats names chunk $c"
+done
+expect_eq "$failed" "1" "exactly the probed chunk fails the query"
+
 run "$BT" convert --codec lz4 z.bf -o keep.bf
 expect_rc 2 "unknown codec"
 expect_eq "$ERR" "bloomtool: --codec: unknown payload codec 'lz4' (expected zstd or raw)" "codec error"

@@ -1,7 +1,9 @@
-// Fuzz target: the filter-file reader (parse_filter_file + make_filter) on arbitrary bytes.
-// Each input is tried twice: as is, and with both checksums recomputed so that mutations reach the
-// field parsing and kind checks behind them. A file is either rejected with a corrupt /
-// unsupported / limit error naming it, or it loads, answers queries, and survives a re-encode.
+// Fuzz target: the filter-file reader (parse_filter_file + make_filter) on arbitrary bytes, zstd
+// and raw (codec 2: the chunk table, padding and lazy chunk verification of RawPayloadView).
+// Each input is tried twice: as is, and with both checksums (for a raw file also its chunk table)
+// recomputed so that mutations reach the field parsing and kind checks behind them. A file is
+// either rejected with a corrupt / unsupported / limit error naming it, or it loads, answers
+// queries, and survives a re-encode.
 #include <xxhash.h>
 
 #include <cstdint>
@@ -10,6 +12,7 @@
 #include "bloomtool/filter_file.h"
 #include "bloomtool/load_filter.h"
 #include "bloomtool/normalise.h"
+#include "bloomtool/raw_payload.h"
 #include "byte_order.h"
 #include "fuzz_util.h"
 
@@ -31,6 +34,20 @@ void repair_checksums(std::vector<uint8_t>& b) {
     le::store<uint64_t>(&b[112], XXH3_64bits(b.data() + hb, static_cast<size_t>(stored)));
   }
   le::store<uint64_t>(&b[hb - 8], XXH3_64bits(b.data(), hb - 8));
+  // A raw file whose header now parses: its chunk table and the table's checksum too.
+  try {
+    const FilterHeader h = parse_filter_header(b, b.size(), "fuzz.bf");
+    if (h.codec != PayloadCodec::kRawChunked) return;
+    const uint64_t chunks = raw_chunk_count(h);
+    for (uint64_t i = 0; i < chunks; ++i) {
+      const uint64_t at = h.raw_payload_offset + i * h.raw_chunk_bytes;
+      const uint64_t n = std::min(h.raw_chunk_bytes, h.payload_raw_bytes - i * h.raw_chunk_bytes);
+      le::store<uint64_t>(&b[hb + i * 8], XXH3_64bits(b.data() + at, n));
+    }
+    le::store<uint64_t>(&b[112], XXH3_64bits(b.data() + hb, chunks * 8));
+    le::store<uint64_t>(&b[hb - 8], XXH3_64bits(b.data(), hb - 8));
+  } catch (const Error&) {
+  }
 }
 
 void try_load(std::span<const uint8_t> bytes) {
@@ -39,6 +56,13 @@ void try_load(std::span<const uint8_t> bytes) {
     const FilterHeader h = parse_filter_header(
         bytes.first(std::min<size_t>(bytes.size(), kMaxHeaderBytes)), bytes.size(), name);
     if (h.payload_raw_bytes > kMaxFuzzPayload) return;
+    std::shared_ptr<const RawPayloadView> view;
+    if (h.codec == PayloadCodec::kRawChunked) {
+      // The lazy reader's view: table and padding at construction, chunks one by one.
+      view = std::make_shared<const RawPayloadView>(bytes, h, name);
+      for (uint64_t c = view->chunk_count(); c-- > 0;) view->verify_chunk(c);
+      FUZZ_CHECK(view->all_verified());
+    }
     FilterFileContents contents = parse_filter_file(bytes, name);
     FUZZ_CHECK(contents.payload.size() * 8 == contents.header.payload_raw_bytes);
     FUZZ_CHECK(contents.file_bytes == bytes.size());
@@ -53,8 +77,25 @@ void try_load(std::span<const uint8_t> bytes) {
     FUZZ_CHECK(reread.payload.size() == contents.payload.size());
     FUZZ_CHECK(std::equal(reread.payload.span().begin(), reread.payload.span().end(),
                           contents.payload.span().begin()));
+    // And as a raw file.
+    FilterHeader raw_header = contents.header;
+    const std::vector<uint8_t> raw_image =
+        encode_filter_file(raw_header, contents.payload.span(), contents.header.payload_raw_bytes,
+                           WriteOptions{PayloadCodec::kRawChunked});
+    const FilterFileContents raw_reread = parse_filter_file(raw_image, name);
+    FUZZ_CHECK(raw_reread.header.codec == PayloadCodec::kRawChunked);
+    FUZZ_CHECK(std::equal(raw_reread.payload.span().begin(), raw_reread.payload.span().end(),
+                          contents.payload.span().begin()));
 
-    const LoadedFilter f = make_filter(std::move(contents), name);
+    LoadedFilter f = make_filter(std::move(contents), name);
+    if (view) {  // queries through the lazy checks (all chunks already verified above)
+      f.raw = view;
+      uint64_t probe[8];
+      uint8_t found[8];
+      for (uint64_t i = 0; i < 8; ++i) probe[i] = i * 0xD1B54A32D192ED03ull;
+      filter_contains_hashes(f, probe, found);
+      for (size_t i = 0; i < 8; ++i) FUZZ_CHECK(found[i] == f.filter->contains_hash(probe[i]));
+    }
     Normaliser::parse(f.header.normalisation, name);  // as query does; untrusted text too
     uint64_t hashes[64];
     uint8_t batch[64];

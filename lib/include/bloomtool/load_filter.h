@@ -26,7 +26,8 @@ struct LoadedFilter {
 
 // Reads, verifies and instantiates the filter in `path`. Throws bloomtool::Error.
 // A zstd file is read whole and verified before this returns. A raw (codec 2) regular file is
-// mapped instead: its header, chunk table, padding and last chunk are verified here, every other
+// mapped instead: its header, chunk table, padding (and the last chunk when the kind's checks
+// read its last word) are verified here, every other
 // chunk the first time a query needs it, so opening a filter of any size costs a few pages. Query
 // it through filter_contains_hashes or filter_contains_keys, which verify the chunks each batch
 // reads and throw kCorrupt naming the file and the chunk's byte offset before giving an answer
