@@ -115,12 +115,22 @@ run "$BT" query --trusted-key fleet.pub fuse.bf "$keys" --count
 expect_eq "$OUT" "10000" "signed xor-build verifies"
 head -5000 "$keys" >a.txt
 tail -n +5001 "$keys" >b.txt
-"$BT" build -q -m 1MiB -k 7 -o a.bf a.txt
-"$BT" build -q -m 1MiB -k 7 -o b.bf b.txt
+SOURCE_DATE_EPOCH=1700000000 "$BT" build -q -m 1MiB -k 7 -o a.bf a.txt
+SOURCE_DATE_EPOCH=1700000000 "$BT" build -q -m 1MiB -k 7 -o b.bf b.txt
 run "$BT" merge -q -o ab.bf --sign fleet.key a.bf b.bf
 expect_rc 0 "merge --sign"
 run "$BT" query --trusted-key fleet.pub ab.bf "$keys" --count
 expect_eq "$OUT" "10000" "signed merge verifies"
+# Signed inputs merged without --sign give the unsigned file, byte for byte (format 1.0).
+export SOURCE_DATE_EPOCH=1700000000
+"$BT" build -q -m 1MiB -k 7 --sign fleet.key -o a.s.bf a.txt
+"$BT" build -q -m 1MiB -k 7 --sign other.key -o b.s.bf b.txt
+"$BT" merge -q -o plain-merge.bf a.bf b.bf
+"$BT" merge -q -o signed-inputs.bf a.s.bf b.s.bf
+expect_same_file signed-inputs.bf plain-merge.bf "merging signed inputs without --sign"
+run "$BT" stats signed-inputs.bf
+expect_match "$OUT" "format +1\.0," "an unsigned merge is format 1.0"
+unset SOURCE_DATE_EPOCH
 
 # The signed golden file and a sample of its bit flips (every 7th bit), refused under
 # --verify-signature whatever layer notices.
