@@ -27,6 +27,7 @@ int run_convert(const ConvertOptions& o) {
                "  file size       {} ({} bytes; was {} bytes)\n",
                o.out.name(), filter_kind_name(r.header.kind), payload_codec_name(r.header.codec),
                format_bytes(r.output_bytes), r.output_bytes, r.input_bytes);
+    if (out.signing_key) print_signed_line(*out.signing_key);
   }
   return kExitOk;
 }
@@ -41,6 +42,7 @@ Command register_convert(CLI::App& root) {
       ->required()
       ->type_name("FILTER");
   o->out.add_output(*app);
+  o->out.add_sign(*app);
   app->add_flag("-q,--quiet", o->out.quiet, "Print nothing but errors");
   return {app, [o] { return run_convert(*o); }};
 }

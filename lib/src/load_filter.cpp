@@ -102,7 +102,12 @@ std::unique_ptr<Filter> instantiate(const FilterHeader& h, WordBuffer payload,
 // The lazily verified filter of a raw file. The kind's checks may read the last payload word (bits
 // above m, padding after the last fingerprint): then the last chunk is verified first.
 LoadedFilter map_raw_filter(const std::string& path) {
-  MappedRawFile file = map_raw_filter_file(path);
+  return make_raw_filter(map_raw_filter_file(path), path);
+}
+
+}  // namespace
+
+LoadedFilter make_raw_filter(MappedRawFile file, const std::string& path) {
   LoadedFilter out;
   out.file_bytes = file.file_bytes;
   const auto payload = file.view->payload();
@@ -116,6 +121,8 @@ LoadedFilter map_raw_filter(const std::string& path) {
   out.header = std::move(file.header);
   return out;
 }
+
+namespace {
 
 bool is_regular_file(const std::string& path) {
   struct stat st;

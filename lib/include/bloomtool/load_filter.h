@@ -35,6 +35,10 @@ struct LoadedFilter {
 // verify_whole_payload.
 LoadedFilter load_filter(const std::string& path);
 
+// The lazily verified filter of a raw file already mapped and parsed (load_filter's raw path;
+// load_verified_filter's, after the signature check over the same mapping).
+LoadedFilter make_raw_filter(MappedRawFile file, const std::string& path);
+
 // Verifies the chunks contains_batch(hashes) would read, unless all are verified already (always
 // the case for a file that is not raw). Throws kCorrupt as load_filter says. Thread-safe.
 void verify_probes(const LoadedFilter& filter, std::span<const uint64_t> hashes);
