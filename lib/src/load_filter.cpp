@@ -4,6 +4,7 @@
 #include "bloomtool/load_filter.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <bit>
@@ -190,6 +191,7 @@ void filter_contains_keys(const LoadedFilter& filter, std::span<const std::strin
 }
 
 LoadedFilter load_filter(const std::string& path) {
+  if (path == "-") return load_filter_from_fd(STDIN_FILENO, "<stdin>");
   if constexpr (std::endian::native == std::endian::little) {
     // Pipes and devices are read once, whole: only regular files are looked at twice.
     if (is_regular_file(path) && read_filter_header(path).codec == PayloadCodec::kRawChunked)

@@ -150,6 +150,14 @@ void verify_file_signature(std::span<const uint8_t> file, const FilterHeader& he
 }
 
 LoadedFilter load_verified_filter(const std::string& path, const PublicKey& key) {
+  if (path == "-") {  // standard input, read whole as load_filter reads it
+    const std::vector<uint8_t> image = read_filter_stream_image(STDIN_FILENO, "<stdin>");
+    const FilterHeader header = parse_filter_header(
+        std::span<const uint8_t>(image).first(std::min<size_t>(image.size(), kMaxHeaderBytes)),
+        image.size(), "<stdin>");
+    verify_file_signature(image, header, key, "<stdin>");
+    return make_filter(parse_filter_file(image, "<stdin>"), "<stdin>");
+  }
   // Mapped copy-on-write for random reads, as load_filter maps raw files, and read ahead here
   // since the signature check reads it all.
   auto file = std::make_shared<MappedFile>(path, MapAccess::kRandom);

@@ -16,6 +16,7 @@
 #include "bloomtool/error.h"
 #include "bloomtool/filter.h"
 #include "bloomtool/filter_file.h"
+#include "bloomtool/filter_set.h"
 #include "bloomtool/guava_bloom.h"
 #include "bloomtool/hash.h"
 #include "bloomtool/hash_sort.h"

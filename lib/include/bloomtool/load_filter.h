@@ -24,7 +24,8 @@ struct LoadedFilter {
   uint64_t file_bytes = 0;
 };
 
-// Reads, verifies and instantiates the filter in `path`. Throws bloomtool::Error.
+// Reads, verifies and instantiates the filter in `path`; "-" reads it from standard input, named
+// "<stdin>" in messages (see load_filter_from_fd). Throws bloomtool::Error.
 // A zstd file is read whole and verified before this returns. A raw (codec 2) regular file is
 // mapped instead: its header, chunk table, padding (and the last chunk when the kind's checks
 // read its last word) are verified here, every other
@@ -49,6 +50,10 @@ void filter_contains_hashes(const LoadedFilter& filter, std::span<const uint64_t
 
 // Verifies every chunk of a lazily verified payload (a no-op otherwise).
 void verify_whole_payload(const LoadedFilter& filter);
+
+// The same for a filter file arriving on the descriptor `fd` (read_filter_stream: read whole and
+// verified, whatever its codec), named `name`.
+LoadedFilter load_filter_from_fd(int fd, const std::string& name);
 
 // Checks a Bloom filter's header on its own, before any payload is read: variant, m, k, and the
 // payload length m implies. Throws kCorrupt or kUnsupported naming `path`.
