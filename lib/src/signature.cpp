@@ -7,6 +7,8 @@
 #include <sodium.h>
 #include <xxhash.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <bit>
 #include <cstring>

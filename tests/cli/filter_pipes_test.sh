@@ -33,6 +33,15 @@ expect_eq "$OUT" "$("$BT" query --count x.bf probe)" "xor-build -o - | query -"
 run bash -c "'$BT' query -f - -f x.bf --which probe <f.bf"
 expect_eq "$OUT" "$("$BT" query -f f.bf -f x.bf --which probe | sed 's/^f\.bf/-/')" \
   "-f - among several filters; --which names it '-'"
+# A signed filter through a pipe is checked against the trusted key like a file.
+"$BT" keygen -o signer >/dev/null 2>&1
+run bash -c "'$BT' build -q -p 1% --sign signer.key -o - keys | '$BT' query --trusted-key signer.pub - probe"
+expect_rc 0 "a signed filter through a pipe, trusted"
+expect_eq "$OUT" "$(cat hits.file)" "signed through a pipe: same answers"
+run bash -c "'$BT' query --trusted-key signer.pub - probe <f.bf"
+"$BT" query --trusted-key signer.pub f.bf probe 2>file.err >/dev/null
+expect_rc 2 "an unsigned filter through a pipe with --trusted-key"
+expect_eq "$ERR" "$(sed 's/f\.bf/<stdin>/' file.err)" "unsigned through a pipe: the file's message"
 run bash -c "'$BT' query --absent - probe </dev/null"
 expect_rc 2 "empty stdin"
 expect_eq "$ERR" "bloomtool: <stdin>: truncated: the file is empty" "empty stdin message"
