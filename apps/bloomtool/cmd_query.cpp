@@ -75,7 +75,7 @@ int run_query(const QueryOptions& o) {
   uint64_t matched = 0;
   const uint8_t want = o.absent ? 0 : 1;
   const bool print = !o.quiet && !o.count;
-  const size_t n = set.size();
+  const bool all = o.all, which = o.which, quiet = o.quiet;
   std::vector<FilterSetAnswers> answers(keys->threads());
   // Each batch's output is its matching records, one per line; only the line ends when they are
   // not printed, so that the emitter can count them.
@@ -83,19 +83,16 @@ int run_query(const QueryOptions& o) {
       [&](const HashedBatch& b, std::string& piece) {
         FilterSetAnswers& a = answers[b.thread];
         set.lookup(b, a);
-        for (size_t i = 0; i < a.keys; ++i) {
-          uint8_t selected = a.hits[i];  // filter 0
-          if (n > 1) {
-            if (a.any_skipped && a.skipped[i] != 0) continue;
-            for (size_t f = 1; f < n && selected == (o.all ? 1 : 0); ++f) selected = a.hit(f, i);
-          }
-          if (selected != want) continue;
+        const uint8_t* matches = set.matches(a, all);  // a skipped key is neither 0 nor 1
+        const size_t count = a.keys;
+        for (size_t i = 0; i < count; ++i) {
+          if (matches[i] != want) continue;
           if (print) {
-            if (o.which) append_which(piece, a, i, q.names);
+            if (which) append_which(piece, a, i, q.names);
             piece.append(b.records[i]);
           }
           piece.push_back('\n');
-          if (o.quiet) return;
+          if (quiet) return;
         }
       },
       [&](std::string& piece) {
@@ -142,9 +139,10 @@ Command register_query(CLI::App& root) {
   app->add_option("--threads", o->threads,
                   "Worker threads (default: all cores); output order is the input order")
       ->type_name("T");
-  app->add_option("--trusted-key", o->trusted_key,
-                  "Answer only if every FILTER is signed by the key of PUB and unaltered, else exit 2 "
-                  "(default: $BLOOMTOOL_TRUSTED_KEY when set)")
+  app->add_option(
+         "--trusted-key", o->trusted_key,
+         "Answer only if every FILTER is signed by the key of PUB and unaltered, else exit 2 "
+         "(default: $BLOOMTOOL_TRUSTED_KEY when set)")
       ->type_name("PUB");
   o->input.add_to(*app, "Key files ('-' or none: stdin); zstd-compressed files are recognised",
                   false);

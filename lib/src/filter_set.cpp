@@ -88,4 +88,25 @@ void FilterSet::lookup(const HashedBatch& batch, FilterSetAnswers& out) const {
   }
 }
 
+const uint8_t* FilterSet::matches(FilterSetAnswers& a, bool all) const {
+  if (filters_.size() == 1) return a.hits.data();
+  const size_t n = a.keys;
+  a.matched.assign(a.hits.begin(), a.hits.begin() + static_cast<std::ptrdiff_t>(n));  // filter 0
+  uint8_t* m = a.matched.data();
+  for (size_t f = 1; f < filters_.size(); ++f) {
+    const uint8_t* row = a.hits.data() + f * n;
+    if (all) {
+      for (size_t i = 0; i < n; ++i) m[i] &= row[i];
+    } else {
+      for (size_t i = 0; i < n; ++i) m[i] |= row[i];
+    }
+  }
+  if (a.any_skipped) {
+    for (size_t i = 0; i < n; ++i) {
+      if (a.skipped[i] != 0) m[i] = kSkippedKey;
+    }
+  }
+  return m;
+}
+
 }  // namespace bloomtool

@@ -25,6 +25,7 @@ struct FilterSetAnswers {
   std::vector<uint8_t> skipped;  // skipped[i] = 1: key i is empty for every filter (see lookup)
   bool any_skipped = false;      // some skipped[i] is 1
   std::vector<uint8_t> empty;    // per distinct normalisation: the key normalised to nothing
+  std::vector<uint8_t> matched;  // FilterSet::matches' answer, with several filters
   std::vector<std::vector<uint64_t>> hashes;  // per (normalisation, seed) pair not the stream's
   NormScratch scratch;
 
@@ -53,6 +54,12 @@ class FilterSet {
   // one-filter query skips it. Throws kCorrupt, as filter_contains_hashes does, when a lazily
   // verified (raw) filter's chunk that a probe reads fails its checksum.
   void lookup(const HashedBatch& batch, FilterSetAnswers& out) const;
+
+  // What lookup found, key by key, for the whole set: 1 when any filter (with `all`, every
+  // filter) may contain the key, 0 when not, kSkippedKey when the key is skipped. With one
+  // filter this is that filter's row of hits, without a copy.
+  static constexpr uint8_t kSkippedKey = 2;
+  const uint8_t* matches(FilterSetAnswers& answers, bool all) const;
 
  private:
   struct Pair {  // a distinct (normalisation, seed)
