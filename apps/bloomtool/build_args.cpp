@@ -31,15 +31,16 @@ std::unique_ptr<KeyStream> KeyBuildArgs::open_keys(const InputOptions& options) 
   return open_key_stream(input.inputs, options, so);
 }
 
-uint64_t parse_build_seed(const std::string& text) {
-  if (text.empty()) return kDefaultSeed;
+uint64_t parse_build_seed(const std::optional<std::string>& seed) {
+  if (!seed) return kDefaultSeed;
+  const std::string& text = *seed;
   if (text == "random") return random_seed();
   const bool prefixed = text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
   const char* begin = text.data() + (prefixed ? 2 : 0);
   const char* end = text.data() + text.size();
   uint64_t v = 0;
   const auto [ptr, ec] = std::from_chars(begin, end, v, 16);
-  if (ec != std::errc() || ptr != end || end - begin > 16 || *begin == '+' || *begin == '-') {
+  if (begin == end || ec != std::errc() || ptr != end || end - begin > 16) {
     throw Error(ErrorCode::kInvalidArgument,
                 "--seed: '" + text + "' is not 'random' or a hex number of 1 to 16 digits");
   }

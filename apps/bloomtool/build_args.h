@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -21,7 +22,7 @@ struct KeyBuildArgs {
   OutputArgs out;
   unsigned threads = 0;
   bool no_measure = false;
-  std::string seed;  // --seed: empty (the public default), "random" or hex
+  std::optional<std::string> seed;  // --seed: "random" or hex; none: the public default
   InputArgs input;
 
   // Registers everything but -o and the command's own options.
@@ -47,9 +48,9 @@ struct KeyBuildArgs {
   }
 };
 
-// The hash seed --seed asks for: the public default when empty, one from the operating system's
+// The hash seed --seed asks for: the public default without one, one from the operating system's
 // random source for "random", else 1 to 16 hex digits (an optional 0x before them).
-uint64_t parse_build_seed(const std::string& text);
+uint64_t parse_build_seed(const std::optional<std::string>& seed);
 
 // The summary lines about the input: "  input  ...", normalisation, lines read, empty lines,
 // empty keys and bad lines, each ending in a newline.

@@ -36,9 +36,14 @@ int run_convert(const ConvertOptions& o) {
     options.foreign.gzip = o.gzip;
   }
   if (to != FileFormat::kBloomtool && o.out.codec != "zstd") {
-    throw Error(ErrorCode::kInvalidArgument,
-                std::string("--codec: not with --to ") + file_format_name(to) +
-                    ": the peer's file has no payload codec");
+    throw Error(ErrorCode::kInvalidArgument, std::string("--codec: not with --to ") +
+                                                 file_format_name(to) +
+                                                 ": the peer's file has no payload codec");
+  }
+  if (to != FileFormat::kBloomtool && !o.out.sign.empty()) {
+    throw Error(ErrorCode::kInvalidArgument, std::string("--sign: not with --to ") +
+                                                 file_format_name(to) +
+                                                 ": the peer's file has no place for a signature");
   }
   const OutputArgs::Prepared out = o.out.prepare({o.input}, /*allow_in_place=*/true);
   options.write = out.write_options();
@@ -50,13 +55,13 @@ int run_convert(const ConvertOptions& o) {
                  "  file size       {} ({} bytes; was {} bytes)\n",
                  o.out.name(), filter_kind_name(r.header.kind), payload_codec_name(r.header.codec),
                  format_bytes(r.output_bytes), r.output_bytes, r.input_bytes);
+      if (out.signing_key) print_signed_line(*out.signing_key);
     } else {
       fmt::print(stderr,
                  "bloomtool: wrote {}: {} file ({}; m {}, k {})\n"
                  "  file size       {} ({} bytes; was {} bytes)\n",
-                 o.out.name(), file_format_name(to), hash_scheme_name(r.header.hash_id),
-                 r.header.m, r.header.k, format_bytes(r.output_bytes), r.output_bytes,
-                 r.input_bytes);
+                 o.out.name(), file_format_name(to), hash_scheme_name(r.header.hash_id), r.header.m,
+                 r.header.k, format_bytes(r.output_bytes), r.output_bytes, r.input_bytes);
     }
   }
   return kExitOk;
@@ -82,6 +87,7 @@ Command register_convert(CLI::App& root) {
                              "With --to dcso: gzip the output (default: as the source was)");
   auto* no_gzip = app->add_flag("--no-gzip", o->no_gzip, "With --to dcso: write it plain");
   gzip->excludes(no_gzip);
+  o->out.add_sign(*app);
   app->add_flag("-q,--quiet", o->out.quiet, "Print nothing but errors");
   return {app, [o] { return run_convert(*o); }};
 }

@@ -61,7 +61,8 @@ Command register_merge(CLI::App& root) {
       "Union (or intersection) of Bloom filters of the same geometry: build shards, then merge");
   app->add_option(
          "filters", o->filters,
-         "Two or more Bloom filter files with the same variant, m, k, seed and key options")
+         "Two or more Bloom filter files with the same variant, m, k, seed and key options "
+         "('-': one of them from stdin)")
       ->required()
       ->type_name("FILTER");
   o->out.add_output(*app);

@@ -1,27 +1,31 @@
-// `bloomtool query`: streams keys through a filter of any kind and prints the records that may be
-// present (or, with --absent, those definitely absent), like grep: exit 0 if anything matched,
-// 1 if nothing did, 2 on error.
+// `bloomtool query`: streams keys through one filter, or several at once (-f, repeatable), of any
+// kind and prints the records that may be present — in any of the filters, or with --all in every
+// one; with --absent, the others — like grep: exit 0 if anything matched, 1 if nothing did, 2 on
+// error. --which puts the names of the filters that may contain each record before it.
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 
 #include "bloomtool/error.h"
+#include "bloomtool/filter_set.h"
 #include "bloomtool/foreign_format.h"
 #include "bloomtool/key_stream.h"
-#include "bloomtool/load_filter.h"
-#include "bloomtool/normalise.h"
 #include "bloomtool/signature.h"
 #include "common.h"
 #include "progress.h"
+#include "query_filters.h"
 
 namespace bloomtool::cli {
 
 namespace {
 
 struct QueryOptions {
-  std::string filter;
+  QueryFilterArgs filters;
   std::string from = "bloomtool";
   bool absent = false;
+  bool all = false;
+  bool which = false;
   bool count = false;
   bool quiet = false;
   unsigned threads = 0;
@@ -29,14 +33,15 @@ struct QueryOptions {
   InputArgs input;
 };
 
-// The filter, its signature verified first when a trusted key is given (--trusted-key, else a
-// non-empty BLOOMTOOL_TRUSTED_KEY).
-LoadedFilter load_query_filter(const QueryOptions& o) {
+// How each filter is loaded: read as --from says, its signature verified first when a trusted
+// key is given (--trusted-key, else a non-empty BLOOMTOOL_TRUSTED_KEY).
+std::function<LoadedFilter(const std::string&)> filter_loader(const QueryOptions& o) {
   const FileFormat from = for_flag("--from", [&] { return parse_file_format(o.from); });
   std::string source = "--trusted-key", key_path = o.trusted_key;
   if (key_path.empty()) {
     const char* env = std::getenv("BLOOMTOOL_TRUSTED_KEY");
-    if (env == nullptr || *env == '\0') return load_filter_as(o.filter, from);
+    if (env == nullptr || *env == '\0')
+      return [from](const std::string& path) { return load_filter_as(path, from); };
     source = "BLOOMTOOL_TRUSTED_KEY";
     key_path = env;
   }
@@ -44,44 +49,59 @@ LoadedFilter load_query_filter(const QueryOptions& o) {
     throw Error(ErrorCode::kInvalidArgument,
                 source + ": a " + file_format_name(from) + " file carries no signature to verify");
   }
-  const PublicKey key = for_flag(source, [&] { return read_public_key(key_path); });
-  return load_verified_filter(o.filter, key);
+  auto key = std::make_shared<const PublicKey>(
+      for_flag(source, [&] { return read_public_key(key_path); }));
+  return [key](const std::string& path) { return load_verified_filter(path, *key); };
+}
+
+// Appends the record's line for `--which`: the names of the filters that may contain key i,
+// separated by commas (none: empty), a tab, then the record.
+void append_which(std::string& piece, const FilterSetAnswers& a, size_t i,
+                  const std::vector<std::string>& names) {
+  bool first = true;
+  for (size_t f = 0; f < names.size(); ++f) {
+    if (a.hit(f, i) == 0) continue;
+    if (!first) piece.push_back(',');
+    piece.append(names[f]);
+    first = false;
+  }
+  piece.push_back('\t');
 }
 
 int run_query(const QueryOptions& o) {
   InputOptions input_options = o.input.options();
-  const LoadedFilter loaded = load_query_filter(o);
-  // Keys are shaped the way they were when the filter was built.
-  input_options.normaliser = Normaliser::parse(loaded.header.normalisation, o.filter);
+  const QueryFilters q = resolve_query_filters(o.filters, o.input.inputs, o.which);
+  const FilterSet set(load_query_filters(q.paths, filter_loader(o)), q.paths);
+  // Keys are shaped the way they were when the filters were built.
+  input_options.normaliser = set.stream_normaliser();
   KeyStreamOptions stream_options;
   stream_options.threads = o.threads;
-  stream_options.seed = loaded.header.seed;
-  std::unique_ptr<KeyStream> keys = open_key_stream(o.input.inputs, input_options, stream_options);
+  stream_options.seed = set.stream_seed();
+  std::unique_ptr<KeyStream> keys = open_key_stream(q.inputs, input_options, stream_options);
 
   Progress progress(*keys, want_progress(o.input.progress, o.quiet, !o.count), o.input.progress);
   StdoutWriter out;
   uint64_t matched = 0;
   const uint8_t want = o.absent ? 0 : 1;
   const bool print = !o.quiet && !o.count;
-  const bool key_scheme = loaded.header.hash_id != kHashXxh3_64;
-  std::vector<std::vector<uint8_t>> flags(keys->threads());
+  const bool all = o.all, which = o.which, quiet = o.quiet;
+  std::vector<FilterSetAnswers> answers(keys->threads());
   // Each batch's output is its matching records, one per line; only the line ends when they are
   // not printed, so that the emitter can count them.
   const InputStats in = keys->for_each_ordered(
       [&](const HashedBatch& b, std::string& piece) {
-        std::vector<uint8_t>& f = flags[b.thread];
-        f.resize(b.hashes.size());
-        // A raw file's chunks are verified before they answer: a bad one throws, and this batch
-        // and every later one print nothing. A peer's scheme takes positions from the key bytes.
-        if (key_scheme)
-          filter_contains_keys(loaded, b.keys, f.data());
-        else
-          filter_contains_hashes(loaded, b.hashes, f.data());
-        for (size_t i = 0; i < f.size(); ++i) {
-          if (f[i] != want) continue;
-          if (print) piece.append(b.records[i]);
+        FilterSetAnswers& a = answers[b.thread];
+        set.lookup(b, a);
+        const uint8_t* matches = set.matches(a, all);  // a skipped key is neither 0 nor 1
+        const size_t count = a.keys;
+        for (size_t i = 0; i < count; ++i) {
+          if (matches[i] != want) continue;
+          if (print) {
+            if (which) append_which(piece, a, i, q.names);
+            piece.append(b.records[i]);
+          }
           piece.push_back('\n');
-          if (o.quiet) return;
+          if (quiet) return;
         }
       },
       [&](std::string& piece) {
@@ -102,16 +122,23 @@ int run_query(const QueryOptions& o) {
 Command register_query(CLI::App& root) {
   auto o = std::make_shared<QueryOptions>();
   CLI::App* app = root.add_subcommand(
-      "query", "Print the input records whose key a filter may contain (or, with --absent, lacks)");
-  app->add_option("filter", o->filter, "Filter file (any kind bloomtool writes)")
-      ->required()
-      ->type_name("FILTER");
+      "query",
+      "Print the input records whose key a filter (or any of several) may contain, or lacks");
+  o->filters.add_to(*app);
   app->add_option("--from", o->from,
-                  "Format of FILTER: bloomtool (default), guava (BloomFilter.writeTo) or dcso "
-                  "(DCSO bloom v1, plain or gzip)")
+                  "Format of FILTER (every one): bloomtool (default), guava (BloomFilter.writeTo) "
+                  "or dcso (DCSO bloom v1, plain or gzip)")
       ->type_name("FORMAT");
   app->add_flag("--absent,-v", o->absent,
-                "Print the records whose key is definitely absent instead");
+                "Print the records whose key is definitely absent instead (with several filters: "
+                "from all of them; with --all: from at least one)");
+  app->add_flag("--all", o->all,
+                "With several filters: a record matches when every filter may contain its key "
+                "(default: any filter)");
+  CLI::Option* which =
+      app->add_flag("--which", o->which,
+                    "Put before each record the filters that may contain its key, comma-separated "
+                    "as named on the command line (none: empty), and a tab");
   CLI::Option* count =
       app->add_flag("-c,--count", o->count, "Print only the number of matching records");
   CLI::Option* quiet =
@@ -119,17 +146,25 @@ Command register_query(CLI::App& root) {
                     "Print nothing (no progress, no warnings); exit 0 at the first match");
   // --count -q would stop at the first match and could only print 1: refused rather than wrong.
   count->excludes(quiet);
+  // --which names the filters of printed records; --count and -q print none.
+  which->excludes(count);
+  which->excludes(quiet);
   app->add_option("--threads", o->threads,
                   "Worker threads (default: all cores); output order is the input order")
       ->type_name("T");
-  app->add_option("--trusted-key", o->trusted_key,
-                  "Answer only if FILTER is signed by the key of PUB and unaltered, else exit 2 "
-                  "(default: $BLOOMTOOL_TRUSTED_KEY when set)")
+  app->add_option(
+         "--trusted-key", o->trusted_key,
+         "Answer only if every FILTER is signed by the key of PUB and unaltered, else exit 2 "
+         "(default: $BLOOMTOOL_TRUSTED_KEY when set)")
       ->type_name("PUB");
   o->input.add_to(*app, "Key files ('-' or none: stdin); zstd-compressed files are recognised",
                   false);
-  app->footer(kTrustFooter);
-  return {app, [o] { return run_query(*o); }};
+  app->footer(std::string(kSeveralFiltersHelp) + "\n" + kTrustFooter);
+  Command c{app, [o] { return run_query(*o); }};
+  c.preparse = [o, app](std::vector<std::string>& args, size_t from) {
+    take_positional_mark(*app, args, from, o->filters);
+  };
+  return c;
 }
 
 }  // namespace bloomtool::cli

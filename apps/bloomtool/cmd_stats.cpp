@@ -2,6 +2,7 @@
 // the model's false-positive rate next to the rate its fill implies and, on request, a measured
 // rate judged against the model — plus gates for CI. Exit status: 0 all gates passed, 1 a gate
 // failed, 2 a file could not be read (the other files are still reported).
+#include <algorithm>
 #include <charconv>
 #include <climits>
 #include <cmath>
@@ -87,6 +88,16 @@ int run_stats(const StatsOptions& o) {
   InputArgs negatives_input;
   negatives_input.max_key_bytes = o.max_key_bytes;
   const InputOptions input_options = negatives_input.options();
+  const auto stdin_filters = std::count(o.filters.begin(), o.filters.end(), "-");
+  if (stdin_filters > 1) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "-: standard input can be read only once; give one filter as '-'");
+  }
+  if (o.negatives == "-" && stdin_filters != 0) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "--negatives -: the filter is read from standard input, so the keys cannot be; "
+                "give them as a file");
+  }
   if (o.negatives == "-" && o.filters.size() > 1) {
     throw Error(ErrorCode::kInvalidArgument,
                 "--negatives -: standard input can be read only once; give a file to measure "
@@ -171,7 +182,7 @@ Command register_stats(CLI::App& root) {
   auto o = std::make_shared<StatsOptions>();
   CLI::App* app = root.add_subcommand(
       "stats", "Report what filter files hold, measure their false-positive rate, gate CI on them");
-  app->add_option("filters", o->filters, "Filter files (any kind bloomtool writes)")
+  app->add_option("filters", o->filters, "Filter files (any kind bloomtool writes; '-': stdin)")
       ->required()
       ->type_name("FILTER");
   app->add_option("--from", o->from,

@@ -37,6 +37,9 @@ inline constexpr const char* kTrustFooter =
 struct Command {
   CLI::App* app = nullptr;
   std::function<int()> run;
+  // Optional: sees the arguments before the parser does, those of this command starting at
+  // args[from], and may take some out (query takes `--` and what follows it).
+  std::function<void(std::vector<std::string>& args, size_t from)> preparse = {};
 };
 
 Command register_build(CLI::App& root);

@@ -2,6 +2,7 @@
 // the one place where errors are caught and printed ("bloomtool: <message>", exit 2).
 #include <signal.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -68,8 +69,19 @@ int main(int argc, char** argv) {
   commands.push_back(register_completions(app));
   add_value_checks(app);
 
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  std::vector<std::string> to_parse = args;
+  // The command's name is the first argument that is not an option (the root has only flags).
+  const auto name = std::find_if(to_parse.begin(), to_parse.end(),
+                                 [](const std::string& a) { return a.empty() || a[0] != '-'; });
+  for (const Command& c : commands) {
+    if (c.preparse && name != to_parse.end() && *name == c.app->get_name())
+      c.preparse(to_parse, static_cast<size_t>(name - to_parse.begin()) + 1);
+  }
+  std::reverse(to_parse.begin(), to_parse.end());  // the parser takes them last to first
+
   try {
-    app.parse(argc, argv);
+    app.parse(to_parse);
   } catch (const CLI::CallForHelp&) {
     return print_text(app.help());
   } catch (const CLI::CallForAllHelp&) {
@@ -77,7 +89,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return print_text(std::string(e.what()) + "\n");
   } catch (const CLI::ParseError& e) {
-    warn(describe_usage_error(e, app, std::vector<std::string>(argv + 1, argv + argc)));
+    warn(describe_usage_error(e, app, args));
     return kExitError;
   }
 

@@ -123,11 +123,15 @@ void OutputArgs::add_to(CLI::App& app, const char* label_help, const char* quiet
                  "SOURCE_DATE_EPOCH, else now")
       ->type_name("TIME");
   guard.add_to(app);
+  add_sign(app);
+  app.add_flag("-q,--quiet", quiet, quiet_help);
+}
+
+void OutputArgs::add_sign(CLI::App& app) {
   app.add_option("--sign", sign,
                  "Sign the file with the secret key KEY (from 'bloomtool keygen'; mode 0600): "
                  "readers given the public key refuse any altered byte")
       ->type_name("KEY");
-  app.add_flag("-q,--quiet", quiet, quiet_help);
   app.footer(kTrustFooter);
 }
 

@@ -56,6 +56,8 @@ struct OutputArgs {
 
   // Registers -o (required) and --codec.
   void add_output(CLI::App& app);
+  // Registers --sign and the trust footer of --help.
+  void add_sign(CLI::App& app);
   // Registers --label, --created, --min-keys, --max-shrink, --sign and -q.
   void add_to(CLI::App& app, const char* label_help, const char* quiet_help);
 

@@ -16,10 +16,6 @@ namespace bloomtool::cli {
 
 namespace {
 
-const char* hash_name(uint32_t hash_id) {
-  return hash_scheme_name(hash_id);
-}
-
 std::optional<std::string> variant_name(const FilterHeader& h) {
   if (h.kind != FilterKind::kBloom) return std::nullopt;
   return bloom_variant_name(static_cast<BloomVariant>(h.variant));
@@ -89,8 +85,8 @@ void print_human(StdoutWriter& out, const Report& r, bool first) {
   row("label", h.label.empty() ? "(none)" : printable(h.label));
   row("normalisation", h.normalisation.empty() ? "none" : printable(h.normalisation));
   row("input options", h.input_options.empty() ? "(not recorded)" : printable(h.input_options));
-  row("hash",
-      fmt::format("{}, seed {:#018x} ({})", hash_name(h.hash_id), h.seed, seed_origin(h.seed)));
+  row("hash", fmt::format("{}, seed {:#018x} ({})", hash_scheme_name(h.hash_id), h.seed,
+                          seed_origin(h.seed)));
   if (bloom) {
     row("m", fmt::format("{} bits ({})", h.m, format_bytes(h.payload_raw_bytes)));
     row("k", fmt::format("{} hashes per key", h.k));
@@ -191,7 +187,7 @@ void write_json(JsonWriter& j, const Report& r, uint64_t probe_seed, const std::
   j.field("label", h.label);
   j.field("normalisation", h.normalisation);
   j.field("input_options", h.input_options);
-  j.field("hash", hash_name(h.hash_id));
+  j.field("hash", hash_scheme_name(h.hash_id));
   j.field("seed", fmt::format("{:#018x}", h.seed));
   j.field("seed_default", h.seed == kDefaultSeed);
   j.field("m", h.m);

@@ -247,8 +247,8 @@ LoadedFilter load_filter_as(const std::string& path, FileFormat format) {
   const uint64_t max_bytes =
       format == FileFormat::kGuava ? guava::GuavaBloom::kMaxHeaderAndWords : dcso::kDefaultMaxBytes;
   const std::vector<uint8_t> bytes = interop_io::read_file(path, max_bytes);
-  LoadedFilter f = parse_foreign(bytes, format, path, max_bytes);
-  f.header.created_unix = modification_time(path);
+  LoadedFilter f = parse_foreign(bytes, format, path == "-" ? "<stdin>" : path, max_bytes);
+  if (path != "-") f.header.created_unix = modification_time(path);
   return f;
 }
 

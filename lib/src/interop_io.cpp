@@ -38,13 +38,16 @@ class Fd {
 }  // namespace
 
 std::vector<uint8_t> read_file(const std::string& path, uint64_t max_bytes) {
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) throw_io_error(path, errno);
+  // "-" is standard input (named <stdin> in messages, as every filter reader names it).
+  const bool is_stdin = path == "-";
+  const std::string name = is_stdin ? "<stdin>" : path;
+  Fd fd(is_stdin ? ::dup(STDIN_FILENO) : ::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) throw_io_error(name, errno);
   struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) throw_io_error(path, errno);
+  if (::fstat(fd.get(), &st) != 0) throw_io_error(name, errno);
   std::vector<uint8_t> out;
   if (S_ISREG(st.st_mode)) {
-    if (static_cast<uint64_t>(st.st_size) > max_bytes) too_big(path, max_bytes);
+    if (static_cast<uint64_t>(st.st_size) > max_bytes) too_big(name, max_bytes);
     out.reserve(static_cast<size_t>(st.st_size));
   }
   uint8_t buf[1 << 16];
@@ -52,10 +55,10 @@ std::vector<uint8_t> read_file(const std::string& path, uint64_t max_bytes) {
     const ssize_t got = ::read(fd.get(), buf, sizeof buf);
     if (got < 0) {
       if (errno == EINTR) continue;
-      throw_io_error(path, errno);
+      throw_io_error(name, errno);
     }
     if (got == 0) break;
-    if (out.size() + static_cast<uint64_t>(got) > max_bytes) too_big(path, max_bytes);
+    if (out.size() + static_cast<uint64_t>(got) > max_bytes) too_big(name, max_bytes);
     out.insert(out.end(), buf, buf + got);
   }
   return out;

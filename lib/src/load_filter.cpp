@@ -4,6 +4,7 @@
 #include "bloomtool/load_filter.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <bit>
@@ -134,7 +135,12 @@ std::unique_ptr<Filter> instantiate(const FilterHeader& h, WordBuffer payload,
 // The lazily verified filter of a raw file. The kind's checks may read the last payload word (bits
 // above m, padding after the last fingerprint): then the last chunk is verified first.
 LoadedFilter map_raw_filter(const std::string& path) {
-  MappedRawFile file = map_raw_filter_file(path);
+  return make_raw_filter(map_raw_filter_file(path), path);
+}
+
+}  // namespace
+
+LoadedFilter make_raw_filter(MappedRawFile file, const std::string& path) {
   LoadedFilter out;
   out.file_bytes = file.file_bytes;
   const auto payload = file.view->payload();
@@ -148,6 +154,8 @@ LoadedFilter map_raw_filter(const std::string& path) {
   out.header = std::move(file.header);
   return out;
 }
+
+namespace {
 
 bool is_regular_file(const std::string& path) {
   struct stat st;
@@ -222,6 +230,7 @@ void filter_contains_keys(const LoadedFilter& filter, std::span<const std::strin
 }
 
 LoadedFilter load_filter(const std::string& path) {
+  if (path == "-") return load_filter_from_fd(STDIN_FILENO, "<stdin>");
   if constexpr (std::endian::native == std::endian::little) {
     // Pipes and devices are read once, whole: only regular files are looked at twice.
     if (is_regular_file(path) && read_filter_header(path).codec == PayloadCodec::kRawChunked)

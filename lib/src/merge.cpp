@@ -2,16 +2,19 @@
 // payload byte is used, so a mismatch costs nothing and names the field at fault. The payloads are
 // then streamed one chunk at a time (for_each_payload_chunk) into the one output word array; a word
 // is written only when it changes, so the pages of a sparse result are never touched. The counts
-// of the result are honest bounds: see MergedFilter in merge.h.
+// of the result are honest bounds: see MergedFilter in merge.h. A filter on standard input ("-")
+// cannot be read twice, so it is read whole (read_filter_stream) when its header is wanted.
 #include "bloomtool/merge.h"
 
 #include <fmt/format.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "bloomtool/bloom.h"
 #include "bloomtool/error.h"
@@ -58,17 +61,32 @@ void check_kind(const FilterHeader& h, const std::string& path) {
   }
 }
 
+// Standard input ("-"), read whole: a stream cannot be read twice, so its header and payload are
+// taken at once; other inputs are files, read in chunks.
+struct StdinInput {
+  std::optional<FilterFileContents> contents;
+};
+
+std::string name_of(const std::string& path) {
+  return path == "-" ? "<stdin>" : path;
+}
+
 // Visits one file's payload, checking that no bit at or above m is set.
-void visit_payload(const std::string& path, const FilterHeader& h,
+void visit_payload(const std::string& path, const FilterHeader& h, const StdinInput& in,
                    const std::function<void(uint64_t, std::span<const uint64_t>)>& fn) {
   const uint64_t last_word = h.payload_raw_bytes / 8 - 1;
-  for_each_payload_chunk(path, h, [&](uint64_t first, std::span<const uint64_t> words) {
+  const auto check = [&](uint64_t first, std::span<const uint64_t> words) {
     if (h.m % 64 != 0 && first + words.size() == last_word + 1 &&
         (words.back() >> (h.m % 64)) != 0) {
-      throw Error(ErrorCode::kCorrupt, path + ": corrupt: bits set beyond m");
+      throw Error(ErrorCode::kCorrupt, name_of(path) + ": corrupt: bits set beyond m");
     }
     fn(first, words);
-  });
+  };
+  if (path == "-") {
+    check(0, in.contents->payload.span());
+  } else {
+    for_each_payload_chunk(path, h, check);
+  }
 }
 
 }  // namespace
@@ -104,50 +122,60 @@ MergedFilter merge_filter_files(const std::vector<std::string>& paths, MergeOp o
   if (paths.empty()) throw Error(ErrorCode::kInvalidArgument, "merge: no filter files given");
   std::vector<FilterHeader> headers;
   headers.reserve(paths.size());
+  StdinInput in;
   for (const std::string& path : paths) {
+    const std::string name = name_of(path);
     struct stat st;
-    if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+    if (path == "-") {
+      if (in.contents) {
+        throw Error(ErrorCode::kInvalidArgument,
+                    "-: standard input can be read only once; give one filter as '-'");
+      }
+      in.contents = read_filter_stream(STDIN_FILENO, name);
+      headers.push_back(in.contents->header);
+    } else if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
       throw Error(ErrorCode::kInvalidArgument,
                   path +
                       ": cannot merge from a pipe or device (each input is read twice); "
-                      "save it to a file first");
+                      "save it to a file first, or give it as '-' on standard input");
+    } else {
+      headers.push_back(read_filter_header(path));
     }
-    headers.push_back(read_filter_header(path));
-    check_mergeable(headers.front(), paths.front(), headers.back(), path);
+    check_mergeable(headers.front(), name_of(paths.front()), headers.back(), name);
     const FilterHeader& h = headers.back();
     if (is_key_scheme(h.hash_id)) {
       const std::string why = scheme_geometry_problem(h.hash_id, h.m, h.k);
-      if (!why.empty()) throw Error(ErrorCode::kCorrupt, path + ": corrupt: " + why);
+      if (!why.empty()) throw Error(ErrorCode::kCorrupt, name + ": corrupt: " + why);
       if (h.variant != 0 || h.payload_raw_bytes != (h.m + 63) / 64 * 8)
-        throw Error(ErrorCode::kCorrupt, path + ": corrupt: payload length does not match m");
+        throw Error(ErrorCode::kCorrupt, name + ": corrupt: payload length does not match m");
       continue;
     }
     if (h.hash_id != kHashXxh3_64) {
       throw Error(ErrorCode::kUnsupported,
-                  path + ": unsupported: hash id " + std::to_string(h.hash_id));
+                  name + ": unsupported: hash id " + std::to_string(h.hash_id));
     }
-    check_bloom_header(h, path);
+    check_bloom_header(h, name);
   }
 
   const FilterHeader& first = headers.front();
-  check_payload_fits_memory(first, paths.front());
+  check_payload_fits_memory(first, name_of(paths.front()));
   MergedFilter out;
   out.words = WordBuffer(first.payload_raw_bytes / 8);
   uint64_t* dst = out.words.data();
-  visit_payload(paths.front(), first, [dst](uint64_t at, std::span<const uint64_t> words) {
+  visit_payload(paths.front(), first, in, [dst](uint64_t at, std::span<const uint64_t> words) {
     for (size_t i = 0; i < words.size(); ++i) {
       if (words[i] != 0) dst[at + i] = words[i];
     }
   });
   for (size_t f = 1; f < paths.size(); ++f) {
     if (op == MergeOp::kUnion) {
-      visit_payload(paths[f], headers[f], [dst](uint64_t at, std::span<const uint64_t> words) {
+      visit_payload(paths[f], headers[f], in, [dst](uint64_t at, std::span<const uint64_t> words) {
         for (size_t i = 0; i < words.size(); ++i) {
           if ((words[i] & ~dst[at + i]) != 0) dst[at + i] |= words[i];
         }
       });
     } else {
-      visit_payload(paths[f], headers[f], [dst](uint64_t at, std::span<const uint64_t> words) {
+      visit_payload(paths[f], headers[f], in, [dst](uint64_t at, std::span<const uint64_t> words) {
         for (size_t i = 0; i < words.size(); ++i) {
           if ((dst[at + i] & ~words[i]) != 0) dst[at + i] &= words[i];
         }

@@ -18,22 +18,6 @@ namespace {
 // Keys are normalised and tested this many at a time: the scratch stays in the L1 cache.
 constexpr size_t kChunk = 512;
 
-// The names `bloomtool stats` gives the hash schemes (docs/FORMAT.md, hash_id).
-const char* scheme_name(uint32_t hash_id) noexcept {
-  switch (hash_id) {
-    case kHashXxh3_64:
-      return "xxh3-64";
-    case kHashGuavaMitz64:
-      return "guava-mitz64";
-    case kHashGuavaMitz32:
-      return "guava-mitz32";
-    case kHashDcsoFnv1:
-      return "dcso-fnv1";
-    default:
-      return "unknown";
-  }
-}
-
 ReaderInfo make_info(const LoadedFilter& loaded) {
   const FilterHeader& h = loaded.header;
   ReaderInfo info;
@@ -49,7 +33,7 @@ ReaderInfo make_info(const LoadedFilter& loaded) {
   info.label = h.label;
   info.created_unix = h.created_unix;
   info.normalisation = h.normalisation;
-  info.hash = scheme_name(h.hash_id);
+  info.hash = hash_scheme_name(h.hash_id);
   info.hash_id = h.hash_id;
   info.seed = h.seed;
   info.file_bytes = loaded.file_bytes;

@@ -34,21 +34,6 @@ bool is_key_scheme(uint32_t hash_id) noexcept {
   return hash_id == kHashGuavaMitz64 || hash_id == kHashGuavaMitz32 || hash_id == kHashDcsoFnv1;
 }
 
-const char* hash_scheme_name(uint32_t hash_id) noexcept {
-  switch (hash_id) {
-    case kHashXxh3_64:
-      return "xxh3-64";
-    case kHashGuavaMitz64:
-      return "guava-mitz64";
-    case kHashGuavaMitz32:
-      return "guava-mitz32";
-    case kHashDcsoFnv1:
-      return "dcso-fnv1";
-    default:
-      return "unknown";
-  }
-}
-
 std::string scheme_geometry_problem(uint32_t hash_id, uint64_t m, uint64_t k) {
   if (!is_key_scheme(hash_id)) return "hash id " + std::to_string(hash_id) + " is not a key scheme";
   if (k == 0 || k > kMaxSchemeK) return "k=" + std::to_string(k) + " is out of range (1 to 255)";

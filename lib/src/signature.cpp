@@ -2,23 +2,23 @@
 // a fixed context string followed by the BLAKE2b-512 digest of the whole file with the signature
 // bytes and the header checksum read as zeros, so one signature covers the header, every field
 // (the key id included) and every payload byte, and can be written after the rest of the file.
-// Verification hashes the very bytes that are then decoded (one mapping of the file).
-#include <fcntl.h>
+// Verification hashes the very bytes that are then decoded or, for a raw payload, used in place
+// (one mapping of the file).
 #include <sodium.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <xxhash.h>
 
+#include <unistd.h>
+
 #include <algorithm>
-#include <cerrno>
+#include <bit>
 #include <cstring>
 #include <vector>
 
 #include "bloomtool/error.h"
-#include "bloomtool/model.h"
+#include "bloomtool/raw_payload.h"
 #include "bloomtool/signature.h"
 #include "byte_order.h"
+#include "mapped_file.h"
 #include "sodium_init.h"
 
 namespace bloomtool {
@@ -63,65 +63,6 @@ class Digest {
 std::string trusted_name(const PublicKey& key) {
   return "the trusted key " + key_id_hex(key.id) + (key.path.empty() ? "" : " (" + key.path + ")");
 }
-
-// The bytes of a filter file: a read-only mapping of a regular file, or a pipe's bytes read whole
-// (bounded by the largest file a reader accepts).
-class FileImage {
- public:
-  explicit FileImage(const std::string& path) {
-    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd_ < 0) throw_io_error(path, errno);
-    struct stat st;
-    if (::fstat(fd_, &st) != 0) fail(path);
-    if (S_ISDIR(st.st_mode)) {
-      ::close(fd_);
-      throw_io_error(path, EISDIR);
-    }
-    if (S_ISREG(st.st_mode)) {
-      size_ = static_cast<size_t>(st.st_size);
-      if (size_ != 0) {
-        void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd_, 0);
-        if (p == MAP_FAILED) fail(path);
-        map_ = static_cast<const uint8_t*>(p);
-      }
-      return;
-    }
-    const uint64_t limit = model::kMaxBits / 8 + kMaxHeaderBytes + (1u << 20);
-    uint8_t chunk[1 << 16];
-    for (;;) {
-      const ssize_t r = ::read(fd_, chunk, sizeof chunk);
-      if (r < 0 && errno == EINTR) continue;
-      if (r < 0) fail(path);
-      if (r == 0) break;
-      if (copy_.size() + static_cast<size_t>(r) > limit) {
-        ::close(fd_);
-        throw Error(ErrorCode::kLimitExceeded, path + ": input larger than any valid filter file");
-      }
-      copy_.insert(copy_.end(), chunk, chunk + r);
-    }
-  }
-  FileImage(const FileImage&) = delete;
-  FileImage& operator=(const FileImage&) = delete;
-  ~FileImage() {
-    if (map_ != nullptr) ::munmap(const_cast<uint8_t*>(map_), size_);
-    ::close(fd_);
-  }
-  std::span<const uint8_t> bytes() const {
-    return map_ != nullptr ? std::span<const uint8_t>(map_, size_)
-                           : std::span<const uint8_t>(copy_);
-  }
-
- private:
-  [[noreturn]] void fail(const std::string& path) {
-    const int e = errno;
-    ::close(fd_);
-    throw_io_error(path, e);
-  }
-  int fd_ = -1;
-  const uint8_t* map_ = nullptr;
-  size_t size_ = 0;
-  std::vector<uint8_t> copy_;
-};
 
 }  // namespace
 
@@ -211,11 +152,32 @@ void verify_file_signature(std::span<const uint8_t> file, const FilterHeader& he
 }
 
 LoadedFilter load_verified_filter(const std::string& path, const PublicKey& key) {
-  const FileImage image(path);
-  const auto bytes = image.bytes();
+  if (path == "-") {  // standard input, read whole as load_filter reads it
+    const std::vector<uint8_t> image = read_filter_stream_image(STDIN_FILENO, "<stdin>");
+    const FilterHeader header = parse_filter_header(
+        std::span<const uint8_t>(image).first(std::min<size_t>(image.size(), kMaxHeaderBytes)),
+        image.size(), "<stdin>");
+    verify_file_signature(image, header, key, "<stdin>");
+    return make_filter(parse_filter_file(image, "<stdin>"), "<stdin>");
+  }
+  // Mapped copy-on-write for random reads, as load_filter maps raw files, and read ahead here
+  // since the signature check reads it all.
+  auto file = std::make_shared<MappedFile>(path, MapAccess::kRandom);
+  const auto bytes = file->bytes();
+  file->will_need(0, bytes.size());
   const FilterHeader header = parse_filter_header(
       bytes.first(std::min<size_t>(bytes.size(), kMaxHeaderBytes)), bytes.size(), path);
   verify_file_signature(bytes, header, key, path);
+  if (std::endian::native == std::endian::little && header.codec == PayloadCodec::kRawChunked &&
+      file->is_mapping()) {
+    // Every byte is signed and was just hashed; the chunks keep their own lazy XXH3 checks, and
+    // the words are used in place, from this same mapping.
+    MappedRawFile raw;
+    raw.header = header;
+    raw.file_bytes = bytes.size();
+    raw.view = std::make_shared<const RawPayloadView>(bytes, header, path, file, true);
+    return make_raw_filter(std::move(raw), path);
+  }
   return make_filter(parse_filter_file(bytes, path), path);
 }
 

@@ -190,4 +190,37 @@ run "$BT" size --compat dcso -n 1M -p 1%
 expect_match "$OUT" '^DCSO Initialize\(n, p\)  1000000  9585058  1198133 .* 7  0\.0100392$' "size --compat dcso"
 run "$BT" size --compat dcso -p 1% -m 1MiB
 expect_eq "$ERR" "bloomtool: -n: required with a peer's sizing (it sizes from n)" "size --compat without -n"
+# Several filters in one query, schemes mixed: a Guava-scheme and a DCSO-scheme bloomtool file
+# (probed with the key bytes) next to XXH3 filters, one of them lowercasing (so each filter gets
+# its own normalisation): exactly each filter alone, combined with sort/comm.
+awk 'BEGIN{for(i=0;i<600;i++) printf "Key%d\n", i}' >mix.keys
+awk 'BEGIN{for(i=0;i<300;i++) printf "Key%d\n", i}' >mix.a
+awk 'BEGIN{for(i=200;i<500;i++) printf "Key%d\n", i}' >mix.b
+"$BT" build -q --compat guava -n 300 -p 1% -o mix-g.bin mix.a
+"$BT" convert -q --from guava mix-g.bin -o mix-g.bf
+"$BT" build -q --compat dcso -n 300 -p 1% -o mix-d.bloom mix.b
+"$BT" convert -q --from dcso mix-d.bloom -o mix-d.bf
+"$BT" build -q -p 1% --lowercase -o mix-l.bf mix.b
+"$BT" build -q -p 1% -o mix-x.bf mix.a
+MIX=(mix-g.bf mix-d.bf mix-l.bf mix-x.bf)
+for f in "${MIX[@]}"; do "$BT" query "$f" mix.keys | sort >"$f.hits"; done
+sort -u ./mix-*.bf.hits >mix.any
+run "$BT" query "${MIX[@]}" -- mix.keys
+expect_rc 0 "several filters of mixed schemes"
+expect_eq "$(sort <<<"$OUT")" "$(cat mix.any)" "any of mixed schemes = each alone combined"
+cp mix-g.bf.hits mix.all
+for f in "${MIX[@]:1}"; do comm -12 mix.all "$f.hits" >mix.tmp && mv mix.tmp mix.all; done
+run "$BT" query --all "${MIX[@]}" -- mix.keys
+expect_eq "$(sort <<<"$OUT")" "$(cat mix.all)" "--all of mixed schemes = each alone intersected"
+run "$BT" query --which mix-g.bf mix-d.bf -- mix.keys
+expect_eq "$(grep -c $'^mix-g.bf,mix-d.bf\tKey2[0-9][0-9]$' <<<"$OUT")" "100" \
+  "--which names both peer-scheme filters for the keys both hold"
+# --from applies to every filter; a peer's file arrives through a pipe like any filter.
+run "$BT" query --from guava mix-g.bin mix-g.bin -- mix.keys
+expect_eq "$(sort <<<"$OUT")" "$(cat mix-g.bf.hits)" "--from guava with two filters"
+OUT=$(cat mix-d.bloom | "$BT" query --from dcso - mix.keys | sort)
+expect_eq "$OUT" "$(cat mix-d.bf.hits)" "a DCSO file on standard input"
+run "$BT" query --from dcso - mix.keys </dev/null
+expect_rc 2 "an empty DCSO file on standard input"
+expect_match "$ERR" '^bloomtool: <stdin>: ' "named <stdin>"
 finish

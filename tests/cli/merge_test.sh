@@ -187,7 +187,7 @@ expect_eq "$ERR" "bloomtool: flipped.bf: corrupt: payload checksum mismatch" "co
 [ ! -e out.bf ] || fail "corrupt payload wrote a file"
 run "$BT" merge -o out.bf ref.bf <(cat ref.bf)
 expect_rc 2 "input from a pipe"
-expect_match "$ERR" "^bloomtool: /dev/fd/[0-9]+: cannot merge from a pipe or device \(each input is read twice\); save it to a file first$" "pipe: message"
+expect_match "$ERR" "^bloomtool: /dev/fd/[0-9]+: cannot merge from a pipe or device \(each input is read twice\); save it to a file first, or give it as '-' on standard input$" "pipe: message"
 run "$BT" merge -o out.bf ref.bf .
 expect_rc 2 "a directory as input"
 expect_eq "$ERR" "bloomtool: .: Is a directory" "directory: message"

@@ -115,12 +115,44 @@ run "$BT" query --trusted-key fleet.pub fuse.bf "$keys" --count
 expect_eq "$OUT" "10000" "signed xor-build verifies"
 head -5000 "$keys" >a.txt
 tail -n +5001 "$keys" >b.txt
-"$BT" build -q -m 1MiB -k 7 -o a.bf a.txt
-"$BT" build -q -m 1MiB -k 7 -o b.bf b.txt
+SOURCE_DATE_EPOCH=1700000000 "$BT" build -q -m 1MiB -k 7 -o a.bf a.txt
+SOURCE_DATE_EPOCH=1700000000 "$BT" build -q -m 1MiB -k 7 -o b.bf b.txt
 run "$BT" merge -q -o ab.bf --sign fleet.key a.bf b.bf
 expect_rc 0 "merge --sign"
 run "$BT" query --trusted-key fleet.pub ab.bf "$keys" --count
 expect_eq "$OUT" "10000" "signed merge verifies"
+# Signed inputs merged without --sign give the unsigned file, byte for byte (format 1.0).
+export SOURCE_DATE_EPOCH=1700000000
+"$BT" build -q -m 1MiB -k 7 --sign fleet.key -o a.s.bf a.txt
+"$BT" build -q -m 1MiB -k 7 --sign other.key -o b.s.bf b.txt
+"$BT" merge -q -o plain-merge.bf a.bf b.bf
+"$BT" merge -q -o signed-inputs.bf a.s.bf b.s.bf
+expect_same_file signed-inputs.bf plain-merge.bf "merging signed inputs without --sign"
+run "$BT" stats signed-inputs.bf
+expect_match "$OUT" "format +1\.0," "an unsigned merge is format 1.0"
+unset SOURCE_DATE_EPOCH
+
+# Raw (codec 2) payloads: signed when built or converted; every byte is verified before an
+# answer, so a flipped payload bit is refused by the signature, not left to the lazy chunk check.
+run "$BT" build -q --codec raw --sign fleet.key -o raw.bf "$keys"
+expect_rc 0 "build --codec raw --sign"
+run "$BT" query --trusted-key fleet.pub raw.bf "$keys" --count
+expect_eq "$OUT" "10000" "a signed raw filter verifies and answers"
+run "$BT" convert -o conv.bf --codec raw --sign fleet.key plain.bf
+expect_rc 0 "convert --sign"
+expect_match "$ERR" "signed +by key $id" "convert names the key"
+run "$BT" stats --verify-signature fleet.pub conv.bf
+expect_match "$OUT" "signature +verified: signed by the trusted key $id" "converted file verifies"
+run "$BT" convert -q -o back.bf conv.bf
+run "$BT" stats back.bf
+expect_match "$OUT" "signature +none \(unsigned\)" "convert without --sign drops the signature"
+size=$(stat -c %s raw.bf)
+for bit in $(((size - 1) * 8)) $(((size - 5000) * 8 + 3)); do
+  "$CRAFT" flip raw.bf "$bit" raw-flipped.bf
+  run "$BT" query --trusted-key fleet.pub raw-flipped.bf "$keys" --count
+  expect_rc 2 "raw payload bit $bit flipped"
+  expect_eq "$ERR" "bloomtool: raw-flipped.bf: signature does not match the file (altered since it was signed by key $id)" "raw flip $bit: refused by the signature"
+done
 
 # The signed golden file and a sample of its bit flips (every 7th bit), refused under
 # --verify-signature whatever layer notices.

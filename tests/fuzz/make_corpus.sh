@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 c=tests/fuzz/corpus
-mkdir -p "$c"/{filter_file,key_reader,query,round_trip}  # keeps inputs merged in from fuzzing
+mkdir -p "$c"/{filter_file,key_reader,query,round_trip,signature}  # keeps inputs merged in from fuzzing
 
 # filter_file: every golden and known-bad file.
 cp testdata/golden/*.bf testdata/bad/*.bf "$c/filter_file/"
@@ -49,4 +49,17 @@ rt '\x00\x01\x08\x00\x05\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\x00
 head -c 600 testdata/golden/keys.txt >"$c/round_trip/text"
 rt '\x01\x00\x03\x00\x00\x15\x7c\x4a\x7f\xb9\x79\x37\x9e\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00xor\xff\xff\xff\xff\x00a\xffb\xffc\xffd\xffe\xffa' xor8
 rt '\x01\x03\x03\x00\x00\x15\x7c\x4a\x7f\xb9\x79\x37\x9e\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00fuse\xff\xff\xff\xff\x00k1\xffk2\xffk3\xffk4\xffk5\xffk6\xffk7\xffk8' fuse16
+# signature: mode byte (0 public key file, 1 secret key file, 2 field 9 value, 3 a filter file
+# verified against the golden signing key), then the bytes.
+sg() { { printf "$1"; cat; } >"$c/signature/$2"; }
+sg '\x00' golden-pub <testdata/golden/golden-signing.pub
+sg '\x01' golden-key <testdata/golden/golden-signing.key
+head -c -1 testdata/golden/golden-signing.pub | sg '\x00' pub-no-final-newline
+sg '\x00' secret-as-public <testdata/golden/golden-signing.key
+sg '\x03' signed-golden <testdata/golden/v1-bloom-signed.bf
+sg '\x03' unsigned-golden <testdata/golden/v1-bloom-standard.bf
+# Field 9 of the signed golden file: the 76 bytes before its header checksum.
+hb=$(od -An -tu4 -j12 -N4 testdata/golden/v1-bloom-signed.bf | tr -d ' ')
+tail -c +$((hb - 8 - 76 + 1)) testdata/golden/v1-bloom-signed.bf | head -c 76 | sg '\x02' field9
+printf '\x02\x00\x00\x00' | sg '\x02' field9-unknown-algorithm
 echo "corpus: $(find "$c" -type f | wc -l) seeds"

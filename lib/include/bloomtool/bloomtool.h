@@ -17,6 +17,7 @@
 #include "bloomtool/error.h"
 #include "bloomtool/filter.h"
 #include "bloomtool/filter_file.h"
+#include "bloomtool/filter_set.h"
 #include "bloomtool/foreign_format.h"
 #include "bloomtool/guava_bloom.h"
 #include "bloomtool/hash.h"

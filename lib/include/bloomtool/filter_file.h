@@ -116,6 +116,16 @@ FilterHeader read_filter_header(const std::string& path);
 // kLimitExceeded with a message naming the path.
 FilterFileContents read_filter_file(const std::string& path);
 
+// Reads a filter file from the descriptor `fd` (a pipe, standard input), which cannot be mapped or
+// read twice, into memory, and checks it as parse_filter_file does. The header is verified before
+// any payload byte is read; the buffer grows with the bytes that arrive, never ahead of them, so a
+// header that lies about its size costs no more memory than the bytes sent. `name` names the
+// stream in messages ("<stdin>").
+FilterFileContents read_filter_stream(int fd, const std::string& name);
+// The whole file image of such a stream, its header verified and its length the declared one,
+// the payload not yet checked (for readers that check more, such as a signature, before decoding).
+std::vector<uint8_t> read_filter_stream_image(int fd, const std::string& name);
+
 // Streams the payload of the filter file at `path` to `fn` as consecutive chunks of host-order
 // words, fn(index of the chunk's first word, words), in order and without gaps. `expected` is the
 // header read_filter_header returned for the same path; a file that no longer carries it is an

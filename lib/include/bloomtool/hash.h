@@ -17,6 +17,10 @@ inline constexpr uint32_t kHashGuavaMitz32 = 3;  // Guava MURMUR128_MITZ_32
 inline constexpr uint32_t kHashDcsoFnv1 = 4;     // DCSO bloom v1, FNV-1 64
 inline constexpr uint64_t kDefaultSeed = 0x9E3779B97F4A7C15ull;
 
+// The name `stats`, the Reader and the C API give a hash id: "xxh3-64", "guava-mitz64",
+// "guava-mitz32", "dcso-fnv1", or "unknown".
+const char* hash_scheme_name(uint32_t hash_id) noexcept;
+
 // XXH3-64 of the key bytes with the given seed.
 uint64_t hash_key(std::string_view key, uint64_t seed) noexcept;
 

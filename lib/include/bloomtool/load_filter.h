@@ -24,7 +24,8 @@ struct LoadedFilter {
   uint64_t file_bytes = 0;
 };
 
-// Reads, verifies and instantiates the filter in `path`. Throws bloomtool::Error.
+// Reads, verifies and instantiates the filter in `path`; "-" reads it from standard input, named
+// "<stdin>" in messages (see load_filter_from_fd). Throws bloomtool::Error.
 // A zstd file is read whole and verified before this returns. A raw (codec 2) regular file is
 // mapped instead: its header, chunk table, padding (and the last chunk when the kind's checks
 // read its last word) are verified here, every other
@@ -34,6 +35,10 @@ struct LoadedFilter {
 // that depends on a bad chunk; before using `filter` or its words() directly, call
 // verify_whole_payload.
 LoadedFilter load_filter(const std::string& path);
+
+// The lazily verified filter of a raw file already mapped and parsed (load_filter's raw path;
+// load_verified_filter's, after the signature check over the same mapping).
+LoadedFilter make_raw_filter(MappedRawFile file, const std::string& path);
 
 // Verifies the chunks contains_batch(hashes) would read, unless all are verified already (always
 // the case for a file that is not raw). Throws kCorrupt as load_filter says. Thread-safe.
@@ -45,6 +50,10 @@ void filter_contains_hashes(const LoadedFilter& filter, std::span<const uint64_t
 
 // Verifies every chunk of a lazily verified payload (a no-op otherwise).
 void verify_whole_payload(const LoadedFilter& filter);
+
+// The same for a filter file arriving on the descriptor `fd` (read_filter_stream: read whole and
+// verified, whatever its codec), named `name`.
+LoadedFilter load_filter_from_fd(int fd, const std::string& name);
 
 // Checks a Bloom filter's header on its own, before any payload is read: variant, m, k, and the
 // payload length m implies. Throws kCorrupt or kUnsupported naming `path`.

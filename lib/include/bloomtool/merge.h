@@ -39,8 +39,9 @@ struct MergedFilter {
 };
 
 // Checks every header against the first before reading any payload, then streams each payload in
-// chunks into one word array, so memory stays near one filter. Throws bloomtool::Error naming the
-// file at fault; `paths` must hold at least one path.
+// chunks into one word array, so memory stays near one filter. One path may be "-": standard
+// input, read whole at once (a stream cannot be read twice) and named "<stdin>" in messages. Throws
+// bloomtool::Error naming the file at fault; `paths` must hold at least one path.
 MergedFilter merge_filter_files(const std::vector<std::string>& paths, MergeOp op);
 // The same, with the result's creation time, tool version and label filled in.
 MergedFilter merge_filter_files(const std::vector<std::string>& paths, MergeOp op,

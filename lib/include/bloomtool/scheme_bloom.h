@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "bloomtool/filter.h"
+#include "bloomtool/hash.h"
 #include "bloomtool/word_buffer.h"
 
 namespace bloomtool {
@@ -22,8 +23,6 @@ inline constexpr uint32_t kMaxSchemeK = 255;  // hash ids 2-4: one unsigned byte
 
 // True for hash ids 2-4.
 bool is_key_scheme(uint32_t hash_id) noexcept;
-// "guava-mitz64", "guava-mitz32", "dcso-fnv1", "xxh3-64", or "unknown".
-const char* hash_scheme_name(uint32_t hash_id) noexcept;
 // Why m and k are not valid for the scheme ("" when they are): k 1..255; m 1..2^40, and for
 // Guava a whole number of 64-bit words (the peer's bit size is 64 times its word count).
 std::string scheme_geometry_problem(uint32_t hash_id, uint64_t m, uint64_t k);
