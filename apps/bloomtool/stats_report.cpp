@@ -80,8 +80,11 @@ void print_human(StdoutWriter& out, const Report& r, bool first) {
     row("format",
         fmt::format("{}.{}, written by {}", h.major, h.minor,
                     h.tool_version.empty() ? "an unknown tool" : printable(h.tool_version)));
-  row("created",
-      fmt::format("{} ({})", format_timestamp(h.created_unix), human_age(r.age_seconds)));
+  if (std::string_view(r.file_format) != "bloomtool" && h.created_unix == 0)
+    row("created", "unknown (the format records no time, and standard input has none)");
+  else
+    row("created",
+        fmt::format("{} ({})", format_timestamp(h.created_unix), human_age(r.age_seconds)));
   row("label", h.label.empty() ? "(none)" : printable(h.label));
   row("normalisation", h.normalisation.empty() ? "none" : printable(h.normalisation));
   row("input options", h.input_options.empty() ? "(not recorded)" : printable(h.input_options));

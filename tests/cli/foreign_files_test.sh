@@ -223,4 +223,7 @@ expect_eq "$OUT" "$(cat mix-d.bf.hits)" "a DCSO file on standard input"
 run "$BT" query --from dcso - mix.keys </dev/null
 expect_rc 2 "an empty DCSO file on standard input"
 expect_match "$ERR" '^bloomtool: <stdin>: ' "named <stdin>"
+OUT=$(cat "$G/guava-mitz64.bin" | "$BT" stats --from guava - | sed -n 4p)
+expect_eq "$OUT" "  created           unknown (the format records no time, and standard input has none)" \
+  "stats of a peer's file on standard input: no invented age"
 finish
