@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The raw payload codec at scale (issue 14, "must show"): a >= 4 GiB raw standard Bloom filter of
 # 100M keys against the same filter stored with zstd. Prints, for each: one-key query wall time
-# and peak RSS (warm page cache, then cold when the cache can be dropped), 1,000,000 queries,
+# and peak RSS (warm page cache, then cold when the cache can be dropped), 1,000,000 queries (the
+# CLI, then bench/raw_query_bench: mapped vs in-memory in one process, and the chunk size sweep),
 # stats and merge peak RSS. Needs ~20 GB of free disk in WORK and /usr/bin/time.
 #
 #   bench/raw_payload.sh [BLOOMTOOL] [WORK]      (default build/release/apps/bloomtool/bloomtool,
@@ -9,6 +10,7 @@
 #                                                  unless KEEP=1)
 set -euo pipefail
 BT=$(realpath "${1:-build/release/apps/bloomtool/bloomtool}")
+RQB=$(realpath "${RQB:-$(dirname "$BT")/../../bench/raw_query_bench}")
 WORK=${2:-/tmp/rawbench}
 mkdir -p "$WORK"
 cd "$WORK"
@@ -66,18 +68,15 @@ echo "raw  cold: $(rss_time "$BT" query big.raw.bf)"
 drop_cache big.zstd.bf
 echo "zstd cold: $(rss_time "$BT" query big.zstd.bf)"
 unset IN
-echo "## 1,000,000 keys (q1m.txt: half members), --threads 1 and default"
-"$BT" query big.raw.bf q1m.txt >/dev/null  # warm
-for t in 1 0; do
-  th=()
-  [ "$t" = 1 ] && th=(--threads 1)
-  raw=$(best_of "$BT" query "${th[@]}" big.raw.bf q1m.txt)
-  zs=$(best_of "$BT" query "${th[@]}" big.zstd.bf q1m.txt)
-  zload=$(IN=one.txt best_of "$BT" query big.zstd.bf)
-  echo "threads ${t/0/default}: raw ${raw}; zstd ${zs}; zstd load alone ${zload}"
-  awk -v r="${raw% *}" -v z="${zs% *}" -v l="${zload% *}" \
-    'BEGIN { printf "  raw / in-memory queries (zstd minus its load): %.2f\n", r / (z - l) }'
-done
+echo "## 1,000,000 keys (q1m.txt), bloomtool query -c, default threads (wall s, peak RSS KiB)"
+echo "raw  warm: $(IN=/dev/null best_of "$BT" query -c big.raw.bf q1m.txt)"
+drop_cache big.raw.bf
+echo "raw  cold: $(rss_time "$BT" query -c big.raw.bf q1m.txt)"
+# In one process, so that only the query path differs: the filter read whole into memory (huge
+# pages) against fresh mappings of the raw file, and the chunk size sweep. How the kernel holds
+# the file in its page cache (2 MiB folios or 4 KiB pages) moves the mapped figures: say which.
+echo "## in-process: mapped vs in-memory, chunk sizes (page cache: $(grep FileHugePages /proc/meminfo | tr -s ' '))"
+"$RQB" big.raw.bf q1m.txt 16 64 256 1024 4096
 cmp <("$BT" query big.raw.bf q1m.txt) <("$BT" query big.zstd.bf q1m.txt) && echo "  same answers"
 echo "## stats (wall s, peak RSS KiB)"
 echo "raw : $(rss_time "$BT" stats big.raw.bf)"

@@ -105,9 +105,14 @@ void RawPayloadView::verify_chunk(uint64_t chunk) const {
   if (verified(chunk)) return;
   const uint64_t at = chunk * chunk_bytes_;
   const uint64_t n = std::min(chunk_bytes_, payload_.size() - at);
-  if (mapped_) {  // one read-ahead request rather than a fault per page
+  // The first chunks a query verifies are read ahead with one request each rather than a fault
+  // per page (a one-key query on a cold file: 0.01-0.02 s instead of 0.35 s). Past
+  // kReadAheadBytes of verified chunks the query is a bulk one, where the advice costs more in
+  // system calls than it saves: the kernel's own read-ahead follows the sequential checksum pass
+  // (1M queries on a 4 GiB filter with the file out of the page cache: 3.9 s instead of 13.8 s;
+  // docs/PERFORMANCE.md, "Raw payloads").
+  if (mapped_ && verified_count_.load(std::memory_order_relaxed) * chunk_bytes_ < kReadAheadBytes)
     madvise(const_cast<uint8_t*>(payload_.data() + at), static_cast<size_t>(n), MADV_WILLNEED);
-  }
   if (XXH3_64bits(payload_.data() + at, n) != le::load<uint64_t>(table_.data() + chunk * 8)) {
     corrupt(path_, "payload chunk " + std::to_string(chunk) + " at byte offset " +
                        std::to_string(payload_offset_ + at) + " (" + std::to_string(n) +

@@ -21,6 +21,9 @@ inline constexpr uint64_t kMaxRawChunkBytes = uint64_t{1} << 26;  // 64 MiB
 // Chosen from measurements (docs/PERFORMANCE.md, "Raw payload chunk size").
 inline constexpr uint64_t kDefaultRawChunkBytes = uint64_t{1} << 16;  // 64 KiB
 inline constexpr size_t kRawLayoutFieldBytes = 16;
+// A mapped payload's chunks are read ahead explicitly (MADV_WILLNEED) until this many bytes of
+// them have been verified; after that the kernel's read-ahead does it (see verify_chunk).
+inline constexpr uint64_t kReadAheadBytes = uint64_t{64} << 20;
 
 // Chunks of a codec-2 header: ceil(payload_raw_bytes / raw_chunk_bytes).
 uint64_t raw_chunk_count(const FilterHeader& header) noexcept;
