@@ -4,7 +4,9 @@
 // functions of the key bytes and never throw.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 namespace bloomtool {
@@ -21,5 +23,9 @@ Hash128 murmur3_x64_128(std::string_view key, uint32_t seed = 0) noexcept;
 // FNV-1 64 (multiply, then xor) of the key bytes: offset basis 14695981039346656037,
 // prime 1099511628211.
 uint64_t fnv1_64(std::string_view key) noexcept;
+
+// out[i] = fnv1_64(keys[i]) for every key, several keys at a time (faster for many keys).
+inline constexpr size_t kFnvLanes = 4;  // keys hashed together
+void fnv1_64_batch(std::span<const std::string_view> keys, uint64_t* out) noexcept;
 
 }  // namespace bloomtool
