@@ -31,6 +31,27 @@ auto sized(const char* field, F&& f) -> decltype(f()) {
   }
 }
 
+// DCSO: positions on every thread, bits in input order on this one, since DCSO's N counts the
+// keys that set at least one new bit, which depends on the order. Returns N. A piece of output
+// holds whole keys' positions as Pos numbers (std::string storage is aligned for them).
+template <typename Pos>
+uint64_t add_in_order(KeyStream& keys, SchemeBloom& filter, InputStats& input) {
+  const size_t per_key = filter.k() * sizeof(Pos);
+  uint64_t counted = 0;
+  input = keys.for_each_ordered(
+      [&](const HashedBatch& b, std::string& out) {
+        const size_t at = out.size();
+        out.resize(at + b.keys.size() * per_key);
+        filter.positions_batch(b.keys, reinterpret_cast<Pos*>(out.data() + at));
+      },
+      [&](std::string& piece) {
+        counted += filter.add_counting_positions(std::span<const Pos>(
+            reinterpret_cast<const Pos*>(piece.data()), piece.size() / sizeof(Pos)));
+        return true;
+      });
+  return counted;
+}
+
 }  // namespace
 
 CompatSize compat_size(const CompatPlan& plan) {
@@ -113,38 +134,12 @@ CompatBuild build_compat(KeyStream& keys, const CompatPlan& plan) {
   const uint32_t hash_id = dcso ? kHashDcsoFnv1 : kHashGuavaMitz64;
   auto filter = std::make_unique<SchemeBloom>(hash_id, size.m, size.k);
   CompatBuild r;
+  keys.set_hash_keys(false);  // the schemes hash the key bytes themselves
   if (!dcso) {
     r.input = keys.for_each([&](const HashedBatch& b) { filter->add_concurrent(b.keys); });
   } else {
-    // Positions on every thread, bits in input order on this one: DCSO's N counts the keys that
-    // set at least one new bit, which depends on the order.
-    const size_t k = size.k;
-    uint64_t counted = 0;
-    uint64_t* words = filter->mutable_words().data();
-    r.input = keys.for_each_ordered(
-        [&](const HashedBatch& b, std::string& out) {
-          uint64_t pos[kMaxSchemeK];
-          for (std::string_view key : b.keys) {
-            filter->positions(key, pos);
-            out.append(reinterpret_cast<const char*>(pos), k * 8);
-          }
-        },
-        [&](std::string& piece) {
-          const size_t n = piece.size() / 8;
-          for (size_t at = 0; at < n; at += k) {
-            bool fresh = false;
-            for (size_t j = 0; j < k; ++j) {
-              uint64_t p;
-              std::memcpy(&p, piece.data() + (at + j) * 8, 8);
-              const uint64_t mask = uint64_t{1} << (p & 63);
-              fresh |= (words[p >> 6] & mask) == 0;
-              words[p >> 6] |= mask;
-            }
-            counted += fresh ? 1 : 0;
-          }
-          return true;
-        });
-    r.counted = counted;
+    r.counted = size.m <= (uint64_t{1} << 32) ? add_in_order<uint32_t>(keys, *filter, r.input)
+                                              : add_in_order<uint64_t>(keys, *filter, r.input);
   }
   const double m = static_cast<double>(size.m);
   r.distinct_from_fill =

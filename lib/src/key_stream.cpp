@@ -8,8 +8,11 @@ namespace bloomtool {
 
 namespace {
 
-void hash_into(std::span<const std::string_view> keys, uint64_t seed, std::vector<uint64_t>& out) {
-  out.resize(keys.size());
+// With hashing off the batch's hashes are empty.
+void hash_into(std::span<const std::string_view> keys, bool on, uint64_t seed,
+               std::vector<uint64_t>& out) {
+  out.resize(on ? keys.size() : 0);
+  if (!on) return;
   for (size_t i = 0; i < keys.size(); ++i) out[i] = hash_key(keys[i], seed);
 }
 
@@ -38,7 +41,7 @@ InputStats KeyStream::for_each(const std::function<void(const HashedBatch&)>& co
     return run_range_pipeline(
         inputs_, ranges, input_, threads_,
         [&](KeyBatch& b, unsigned t) {
-          hash_into(b.keys, seed_, scratch[t]);
+          hash_into(b.keys, hash_keys_, seed_, scratch[t]);
           consume(HashedBatch{b.keys, b.records, scratch[t], t});
           if (t == 0) tick();
         },
@@ -47,7 +50,7 @@ InputStats KeyStream::for_each(const std::function<void(const HashedBatch&)>& co
   run_batch_pipeline(
       *reader_, threads_,
       [&](WorkBatch& b, unsigned t) {
-        hash_into(b.keys, seed_, b.hashes);
+        hash_into(b.keys, hash_keys_, seed_, b.hashes);
         consume(HashedBatch{b.keys, b.records, b.hashes, t});
       },
       [&](WorkBatch&) {
@@ -73,7 +76,7 @@ InputStats KeyStream::for_each_ordered(
     return run_ordered_range_pipeline(
         inputs_, ranges, input_, threads_, 2 * size_t{threads_},
         [&](KeyBatch& b, unsigned t, std::string& out) {
-          hash_into(b.keys, seed_, scratch[t]);
+          hash_into(b.keys, hash_keys_, seed_, scratch[t]);
           work(HashedBatch{b.keys, b.records, scratch[t], t}, out);
         },
         [&](std::string& out) {
@@ -85,7 +88,7 @@ InputStats KeyStream::for_each_ordered(
   run_batch_pipeline(
       *reader_, threads_,
       [&](WorkBatch& b, unsigned t) {
-        hash_into(b.keys, seed_, b.hashes);
+        hash_into(b.keys, hash_keys_, seed_, b.hashes);
         b.output.clear();
         work(HashedBatch{b.keys, b.records, b.hashes, t}, b.output);
       },

@@ -89,11 +89,16 @@ TEST_CASE("the multiply-only remainder equals %", "[scheme]") {
                                     (uint64_t{1} << 37) - 64,
                                     uint64_t{1} << 40,
                                     18446744073709551557ull,
+                                    uint64_t{1} << 63,
+                                    (uint64_t{1} << 63) + 1,
                                     ~uint64_t{0}};
   for (int i = 0; i < 200; ++i) divisors.push_back((rng() >> (rng() % 64)) | 1);
   for (uint64_t d : divisors) {
     const FastModInverse inv = fast_mod_inverse(d);
-    for (uint64_t x : {uint64_t{0}, uint64_t{1}, d - 1, d, d + 1, ~uint64_t{0}}) {
+    // The largest multiple of d and its neighbours: where the quotient estimate falls short.
+    const uint64_t top = ~uint64_t{0} / d * d;
+    for (uint64_t x : {uint64_t{0}, uint64_t{1}, d - 1, d, d + 1, ~uint64_t{0}, top, top - 1,
+                       top + (~uint64_t{0} - top), top - d, top - d + 1}) {
       REQUIRE(fast_mod(x, inv, d) == x % d);
     }
     for (int j = 0; j < 500; ++j) {
@@ -127,6 +132,114 @@ TEST_CASE("scheme filters answer like the peer components", "[scheme]") {
   ds.contains_keys(views, out.data());
   for (size_t i = 0; i < views.size(); ++i) REQUIRE((out[i] != 0) == d.check(others[i]));
   CHECK(gs.contains_hash(12345));  // the hash interface cannot answer: "maybe", never "absent"
+}
+
+namespace {
+
+// Random byte keys of 0 to 90 bytes: shorter and longer than murmur3's 16-byte blocks.
+std::vector<std::string> mixed_keys(size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::string> keys;
+  for (size_t i = 0; i < n; ++i) {
+    std::string k(rng() % 91, '\0');
+    for (char& c : k) c = static_cast<char>(rng());
+    keys.push_back(k);
+  }
+  return keys;
+}
+
+}  // namespace
+
+TEST_CASE("batched positions equal key-by-key positions at every k and m edge", "[scheme]") {
+  const std::vector<std::string> keys = mixed_keys(300, 21);
+  const std::vector<std::string_view> views(keys.begin(), keys.end());
+  // m: one word, words around 2^n, and just above 2^32 bits (positions wider than 32 bits; the
+  // mapping stays untouched); DCSO also m = 1 and odd m.
+  const uint64_t big = (uint64_t{1} << 32) + 64;
+  const struct {
+    uint32_t hash_id;
+    std::vector<uint64_t> ms;
+  } schemes[] = {{kHashGuavaMitz64, {64, 128, 192, 64 * 1001, big}},
+                 {kHashGuavaMitz32, {64, 128, 192, 64 * 1001, big}},
+                 {kHashDcsoFnv1, {1, 2, 63, 64, 65, 4999, big + 3}}};
+  for (const auto& scheme : schemes) {
+    for (uint64_t m : scheme.ms) {
+      for (uint32_t k : {1u, 2u, 7u, 8u, 9u, 31u, 255u}) {
+        CAPTURE(scheme.hash_id, m, k);
+        const SchemeBloom s(scheme.hash_id, m, k);
+        std::vector<uint64_t> batched(views.size() * k + 1, 99);
+        s.positions_batch(views, batched.data());
+        CHECK(batched.back() == 99);  // nothing past the batch
+        std::vector<uint64_t> one(k);
+        for (size_t i = 0; i < views.size(); ++i) {
+          s.positions(views[i], one.data());
+          REQUIRE(std::equal(one.begin(), one.end(), batched.begin() + i * k));
+        }
+        for (uint64_t p : batched) REQUIRE((p < m || p == 99));
+        if (m <= (uint64_t{1} << 32)) {  // the 32-bit form, for filters of at most 2^32 bits
+          std::vector<uint32_t> narrow(views.size() * k);
+          s.positions_batch(views, narrow.data());
+          REQUIRE(std::equal(narrow.begin(), narrow.end(), batched.begin()));
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("batched adds and probes equal key-by-key ones", "[scheme]") {
+  const std::vector<std::string> members = mixed_keys(3000, 22);
+  const std::vector<std::string> others = mixed_keys(3000, 23);
+  const std::vector<std::string_view> views(members.begin(), members.end());
+  std::vector<std::string_view> probes(others.begin(), others.end());
+  probes.insert(probes.end(), views.begin(), views.end());
+  std::mt19937_64 rng(24);
+  for (uint32_t hash_id : {kHashGuavaMitz64, kHashGuavaMitz32, kHashDcsoFnv1}) {
+    for (uint32_t k : {1u, 3u, 7u, 255u}) {
+      // A filter about half full, and a tiny one that fills up.
+      for (uint64_t m : {uint64_t{3000} * k * 64 / 44 / 64 * 64, uint64_t{128}}) {
+        CAPTURE(hash_id, k, m);
+        SchemeBloom one(hash_id, m, k), concurrent(hash_id, m, k), counting(hash_id, m, k);
+        uint64_t counted = 0;
+        for (std::string_view key : views) {
+          one.add(key);
+          counted += counting.add_counting(key) ? 1 : 0;
+        }
+        concurrent.add_concurrent(views);
+        REQUIRE(std::equal(one.words().begin(), one.words().end(), concurrent.words().begin()));
+        REQUIRE(std::equal(one.words().begin(), one.words().end(), counting.words().begin()));
+        // The same keys' positions added in pieces of random sizes, a partial key at the end of
+        // each piece ignored and given again at the start of the next.
+        SchemeBloom pieces(hash_id, m, k), narrow_pieces(hash_id, m, k);
+        std::vector<uint64_t> pos(views.size() * k);
+        std::vector<uint32_t> narrow(views.size() * k);
+        pieces.positions_batch(views, pos.data());
+        pieces.positions_batch(views, narrow.data());
+        uint64_t piece_counted = 0, narrow_counted = 0;
+        for (size_t at = 0; at < views.size();) {
+          const size_t n = std::min<size_t>(1 + rng() % 200, views.size() - at);
+          const size_t extra = n < views.size() - at ? rng() % k : 0;
+          piece_counted += pieces.add_counting_positions(
+              std::span<const uint64_t>(pos.data() + at * k, n * k + extra));
+          narrow_counted += narrow_pieces.add_counting_positions(
+              std::span<const uint32_t>(narrow.data() + at * k, n * k + extra));
+          at += n;
+        }
+        CHECK(piece_counted == counted);
+        CHECK(narrow_counted == counted);
+        REQUIRE(std::equal(one.words().begin(), one.words().end(), pieces.words().begin()));
+        REQUIRE(std::equal(one.words().begin(), one.words().end(), narrow_pieces.words().begin()));
+        std::vector<uint8_t> found(probes.size(), 7);
+        one.contains_keys(probes, found.data());
+        size_t hits = 0;
+        for (size_t i = 0; i < probes.size(); ++i) {
+          REQUIRE(found[i] == (one.contains(probes[i]) ? 1 : 0));
+          hits += found[i];
+        }
+        CHECK(hits >= members.size());             // every member
+        if (m > 128) CHECK(hits < probes.size());  // and, unless full, not every non-member
+      }
+    }
+  }
 }
 
 TEST_CASE("scheme geometry limits", "[scheme]") {

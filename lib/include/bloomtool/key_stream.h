@@ -28,7 +28,7 @@ inline constexpr uint64_t kOrderedPieceBytes = uint64_t{4} << 20;
 struct HashedBatch {
   std::span<const std::string_view> keys;
   std::span<const std::string_view> records;  // the input record each key came from
-  std::span<const uint64_t> hashes;           // hash_key(keys[i], seed)
+  std::span<const uint64_t> hashes;           // hash_key(keys[i], seed); empty if turned off
   unsigned thread = 0;                        // in [0, threads): for per-thread state
 };
 
@@ -59,6 +59,10 @@ class KeyStream {
   InputStats for_each_ordered(const std::function<void(const HashedBatch&, std::string&)>& work,
                               const std::function<bool(std::string&)>& emit);
 
+  // Whether batches carry the keys' hashes (on by default). A consumer that only looks at the
+  // key bytes (a peer's hash scheme) turns them off: HashedBatch::hashes is then empty.
+  void set_hash_keys(bool on) noexcept { hash_keys_ = on; }
+
   // Called on the calling thread every few batches while a read is on (a progress display).
   void on_batch(std::function<void()> tick) { tick_ = std::move(tick); }
   // Bytes and keys read so far, updated by every reading thread.
@@ -80,6 +84,7 @@ class KeyStream {
   unsigned threads_;
   uint64_t seed_;
   bool split_files_;
+  bool hash_keys_ = true;
   std::unique_ptr<KeyReader> reader_;
   PipelineCounters counters_;
   std::function<void()> tick_;

@@ -36,13 +36,23 @@ class SchemeBloom final : public Filter {
 
   // The k positions of a key; `out` must hold k() entries.
   void positions(std::string_view key, uint64_t* out) const noexcept;
+  // The positions of every key, key after key (key i's at out[i * k()]); `out` must hold
+  // keys.size() * k() entries. Faster than positions() key by key.
+  void positions_batch(std::span<const std::string_view> keys, uint64_t* out) const noexcept;
+  // The same as 32-bit numbers, for a filter of at most 2^32 bits (half the memory traffic).
+  void positions_batch(std::span<const std::string_view> keys, uint32_t* out) const noexcept;
   void add(std::string_view key) noexcept;
   // Adds and reports whether any bit was newly set (DCSO counts such keys as its N).
   bool add_counting(std::string_view key) noexcept;
+  // Adds the keys whose positions are given (k() per key, as positions_batch writes them), in
+  // order, and returns how many of them set a new bit: add_counting key after key, with the
+  // words fetched ahead. A partial key at the end is ignored.
+  uint64_t add_counting_positions(std::span<const uint64_t> positions) noexcept;
+  uint64_t add_counting_positions(std::span<const uint32_t> positions) noexcept;
   // Adds with atomic stores: several threads may add to the same filter at once.
   void add_concurrent(std::span<const std::string_view> keys) noexcept;
   bool contains(std::string_view key) const noexcept;
-  // out[i] = contains(keys[i]).
+  // out[i] = contains(keys[i]), the words of keys a few places ahead fetched while probing.
   void contains_keys(std::span<const std::string_view> keys, uint8_t* out) const noexcept;
 
   // The hash-level interface: always true (see the top of this file).
@@ -60,13 +70,24 @@ class SchemeBloom final : public Filter {
   std::span<uint64_t> mutable_words() noexcept { return words_.span(); }
 
  private:
+  // fn(position) for each of the k positions from the key's hash (a, b): Guava's murmur3 halves
+  // h1, h2, or DCSO's fnv1_64 and 0. fn returns false to stop.
+  template <typename Fn>
+  void walk(uint64_t a, uint64_t b, Fn&& fn) const noexcept;
   template <typename Fn>
   void for_each_position(std::string_view key, Fn&& fn) const noexcept;
+  template <typename Pos>
+  void write_positions(std::span<const std::string_view> keys, Pos* out) const noexcept;
+  template <typename Pos>
+  uint64_t add_counting_in_order(std::span<const Pos> positions) noexcept;
+  // fn(first, count, positions) for the keys in pieces of a few hundred, positions_batch's.
+  template <typename Fn>
+  void for_each_chunk(std::span<const std::string_view> keys, Fn&& fn) const noexcept;
 
   uint32_t hash_id_;
   uint64_t m_;
   uint32_t k_;
-  __extension__ unsigned __int128 m_inverse_;  // ceil(2^128 / m): x % m by multiplications
+  uint64_t m_inverse_;  // floor((2^64 - 1) / m): x % m by multiplications (fast_mod.h)
   WordBuffer words_;
 };
 
