@@ -67,6 +67,8 @@ struct Report {
 void evaluate_gates(Report& r, const Gates& gates);
 // "passed", "failed", "not_applicable".
 const char* status_name(GateStatus s);
+// "standard" or "blocked" for a Bloom filter, nothing for the other kinds.
+std::optional<std::string> variant_name(const FilterHeader& h);
 // The text report of one file (a blank line before every file but the first).
 void print_human(StdoutWriter& out, const Report& r, bool first);
 // The JSON object of one file.
