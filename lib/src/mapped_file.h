@@ -75,6 +75,8 @@ class MappedFile {
     if (end > from) madvise(const_cast<uint8_t*>(map_) + from, end - from, MADV_WILLNEED);
   }
   bool is_mapping() const noexcept { return copy_.empty() && map_ != nullptr; }
+  // The open descriptor of the mapped file (-1 for a pipe's copy).
+  int fd() const noexcept { return is_mapping() ? fd_ : -1; }
 
  private:
   void open_and_map(const std::string& path, MapAccess access) {

@@ -6,10 +6,11 @@
 
 #include <xxhash.h>
 
-#include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <bit>
+#include <cerrno>
 
 #include "bloomtool/error.h"
 #include "byte_order.h"
@@ -77,13 +78,13 @@ std::vector<uint8_t> raw_chunk_table(std::span<const uint64_t> words, uint64_t r
 }
 
 RawPayloadView::RawPayloadView(std::span<const uint8_t> file, const FilterHeader& h,
-                               std::string path, std::shared_ptr<const void> owner, bool mapped)
+                               std::string path, std::shared_ptr<const void> owner, int mapped_fd)
     : payload_offset_(h.raw_payload_offset),
       chunk_bytes_(h.raw_chunk_bytes),
       chunks_(raw_chunk_count(h)),
       path_(std::move(path)),
       owner_(std::move(owner)),
-      mapped_(mapped) {
+      fd_(mapped_fd) {
   // parse_filter_header checked the layout and that the file holds exactly these bytes.
   if (h.codec != PayloadCodec::kRawChunked || !raw_layout_problem(h).empty() ||
       file.size() != h.raw_payload_offset + h.payload_raw_bytes) {
@@ -101,18 +102,33 @@ RawPayloadView::RawPayloadView(std::span<const uint8_t> file, const FilterHeader
   done_ = std::make_unique<std::atomic<uint64_t>[]>((chunks_ + 63) / 64);
 }
 
+void RawPayloadView::read_into_mapping(uint64_t at, uint64_t n) const {
+  auto* dst = const_cast<uint8_t*>(payload_.data() + at);
+  uint64_t done = 0;
+  while (done < n) {
+    const ssize_t got = ::pread(fd_, dst + done, static_cast<size_t>(n - done),
+                                static_cast<off_t>(payload_offset_ + at + done));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return;  // the mapping still holds the file's bytes: the checksum decides
+    done += static_cast<uint64_t>(got);
+  }
+}
+
 void RawPayloadView::verify_chunk(uint64_t chunk) const {
   if (verified(chunk)) return;
   const uint64_t at = chunk * chunk_bytes_;
   const uint64_t n = std::min(chunk_bytes_, payload_.size() - at);
-  // The first chunks a query verifies are read ahead with one request each rather than a fault
-  // per page (a one-key query on a cold file: 0.01-0.02 s instead of 0.35 s). Past
-  // kReadAheadBytes of verified chunks the query is a bulk one, where the advice costs more in
-  // system calls than it saves: the kernel's own read-ahead follows the sequential checksum pass
-  // (1M queries on a 4 GiB filter with the file out of the page cache: 3.9 s instead of 13.8 s;
-  // docs/PERFORMANCE.md, "Raw payloads").
-  if (mapped_ && verified_count_.load(std::memory_order_relaxed) * chunk_bytes_ < kReadAheadBytes)
-    madvise(const_cast<uint8_t*>(payload_.data() + at), static_cast<size_t>(n), MADV_WILLNEED);
+  // The first kPrivateReadBytes of chunks a query verifies are read with pread into the mapping
+  // itself, which is private and writable: the kernel copies each chunk into pages of this
+  // process's own (copy-on-write), with one read request when the file is cold, and maps nothing
+  // else. Faulting a chunk in instead maps whole page-cache folios, which may be 2 MiB each: a
+  // one-key query at k = 64 then counted 144 MiB of RSS, against 11 MiB this way. Past that the
+  // query is a bulk one and chunks are used from the page cache in place, where large folios
+  // give the probes large pages; a private page would split its 2 MiB region back into 4 KiB
+  // pages, which is why the budget is small (docs/PERFORMANCE.md, "Raw payloads").
+  if (fd_ >= 0 &&
+      verified_count_.load(std::memory_order_relaxed) * chunk_bytes_ < kPrivateReadBytes)
+    read_into_mapping(at, n);
   if (XXH3_64bits(payload_.data() + at, n) != le::load<uint64_t>(table_.data() + chunk * 8)) {
     corrupt(path_, "payload chunk " + std::to_string(chunk) + " at byte offset " +
                        std::to_string(payload_offset_ + at) + " (" + std::to_string(n) +
@@ -142,9 +158,8 @@ MappedRawFile map_raw_filter_file(const std::string& path) {
   if (out.header.codec != PayloadCodec::kRawChunked)
     throw Error(ErrorCode::kInvalidArgument, path + ": not a raw (codec 2) filter file");
   out.file_bytes = bytes.size();
-  const bool mapped = file->is_mapping();
-  out.view =
-      std::make_shared<const RawPayloadView>(bytes, out.header, path, std::move(file), mapped);
+  const int fd = file->fd();
+  out.view = std::make_shared<const RawPayloadView>(bytes, out.header, path, std::move(file), fd);
   return out;
 }
 

@@ -171,11 +171,12 @@ LoadedFilter load_verified_filter(const std::string& path, const PublicKey& key)
   if (std::endian::native == std::endian::little && header.codec == PayloadCodec::kRawChunked &&
       file->is_mapping()) {
     // Every byte is signed and was just hashed; the chunks keep their own lazy XXH3 checks, and
-    // the words are used in place, from this same mapping.
+    // the words are used in place, from this same mapping (already read whole: nothing to read
+    // into it).
     MappedRawFile raw;
     raw.header = header;
     raw.file_bytes = bytes.size();
-    raw.view = std::make_shared<const RawPayloadView>(bytes, header, path, file, true);
+    raw.view = std::make_shared<const RawPayloadView>(bytes, header, path, file);
     return make_raw_filter(std::move(raw), path);
   }
   return make_filter(parse_filter_file(bytes, path), path);

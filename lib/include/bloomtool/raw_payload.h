@@ -21,9 +21,10 @@ inline constexpr uint64_t kMaxRawChunkBytes = uint64_t{1} << 26;  // 64 MiB
 // Chosen from measurements (docs/PERFORMANCE.md, "Raw payload chunk size").
 inline constexpr uint64_t kDefaultRawChunkBytes = uint64_t{1} << 16;  // 64 KiB
 inline constexpr size_t kRawLayoutFieldBytes = 16;
-// A mapped payload's chunks are read ahead explicitly (MADV_WILLNEED) until this many bytes of
-// them have been verified; after that the kernel's read-ahead does it (see verify_chunk).
-inline constexpr uint64_t kReadAheadBytes = uint64_t{64} << 20;
+// A mapped payload's chunks are read into private pages of the mapping until this many bytes of
+// them have been verified (k = 64 chunks of 64 KiB: every chunk of one key); after that they are
+// used from the page cache in place (see verify_chunk).
+inline constexpr uint64_t kPrivateReadBytes = uint64_t{4} << 20;
 
 // Chunks of a codec-2 header: ceil(payload_raw_bytes / raw_chunk_bytes).
 uint64_t raw_chunk_count(const FilterHeader& header) noexcept;
@@ -48,10 +49,11 @@ std::vector<uint8_t> raw_chunk_table(std::span<const uint64_t> words, uint64_t r
 class RawPayloadView {
  public:
   // `file` is the whole file image; `header` its parsed header (codec 2). Throws kCorrupt naming
-  // `path`. `owner`, when given, keeps the image alive as long as the view; `mapped` says the
-  // image is a file mapping (chunks are then read ahead of their verification).
+  // `path`. `owner`, when given, keeps the image alive as long as the view. `mapped_fd` >= 0 says
+  // the image is a private, writable mapping of the file open on that descriptor: the first
+  // chunks verified are then read into it (see verify_chunk).
   RawPayloadView(std::span<const uint8_t> file, const FilterHeader& header, std::string path,
-                 std::shared_ptr<const void> owner = {}, bool mapped = false);
+                 std::shared_ptr<const void> owner = {}, int mapped_fd = -1);
 
   uint64_t chunk_count() const noexcept { return chunks_; }
   uint64_t chunk_bytes() const noexcept { return chunk_bytes_; }
@@ -73,6 +75,9 @@ class RawPayloadView {
   const std::string& path() const noexcept { return path_; }
 
  private:
+  // pread()s payload bytes [at, at + n) of the file into the mapping at the same place.
+  void read_into_mapping(uint64_t at, uint64_t n) const;
+
   std::span<const uint8_t> table_;
   std::span<const uint8_t> payload_;
   uint64_t payload_offset_ = 0;
@@ -80,7 +85,7 @@ class RawPayloadView {
   uint64_t chunks_ = 0;
   std::string path_;
   std::shared_ptr<const void> owner_;
-  bool mapped_ = false;
+  int fd_ = -1;  // the mapped file's descriptor, or -1
   std::unique_ptr<std::atomic<uint64_t>[]> done_;
   mutable std::atomic<uint64_t> verified_count_{0};
 };
