@@ -136,10 +136,26 @@ void SchemeBloom::write_positions(std::span<const std::string_view> keys, Pos* o
   };
   if (hash_id_ == kHashDcsoFnv1) {
     uint64_t h[kFnvLanes];
+    const size_t k = k_;
     for (size_t at = 0; at < keys.size(); at += kFnvLanes) {
       const size_t n = std::min(kFnvLanes, keys.size() - at);
       fnv1_64_batch(keys.subspan(at, n), h);
-      for (size_t i = 0; i < n; ++i) write(h[i], 0);
+      if (n < kFnvLanes) {
+        for (size_t l = 0; l < n; ++l) write(h[l], 0);
+        continue;
+      }
+      // walk()'s DCSO sequence for kFnvLanes keys at once: each step's multiplication waits on
+      // the one before, so a key alone leaves the multiplier idle most of the time.
+#pragma GCC unroll 8
+      for (size_t l = 0; l < kFnvLanes; ++l) h[l] = mod_dcso_prime(h[l]);
+      for (size_t i = 0; i < k; ++i) {
+#pragma GCC unroll 8
+        for (size_t l = 0; l < kFnvLanes; ++l) {
+          h[l] = mod_dcso_prime(h[l] * dcso::kMultiplier);
+          out[l * k + i] = static_cast<Pos>(fast_mod(h[l], m_inverse_, m_));
+        }
+      }
+      out += kFnvLanes * k;
     }
   } else {
     for (std::string_view key : keys) {
