@@ -78,6 +78,7 @@ int run_query(const QueryOptions& o) {
   stream_options.threads = o.threads;
   stream_options.seed = set.stream_seed();
   std::unique_ptr<KeyStream> keys = open_key_stream(q.inputs, input_options, stream_options);
+  keys->set_hash_keys(set.uses_stream_hashes());  // not for filters of a peer's scheme alone
 
   Progress progress(*keys, want_progress(o.input.progress, o.quiet, !o.count), o.input.progress);
   StdoutWriter out;

@@ -50,6 +50,10 @@ FilterSet::FilterSet(std::vector<LoadedFilter> filters, const std::vector<std::s
   }
 }
 
+bool FilterSet::uses_stream_hashes() const noexcept {
+  return std::any_of(pairs_.begin(), pairs_.end(), [](const Pair& p) { return p.from_stream; });
+}
+
 void FilterSet::lookup(const HashedBatch& batch, FilterSetAnswers& out) const {
   const size_t n = batch.keys.size();
   out.keys = n;

@@ -20,6 +20,7 @@
 #include "bloomtool/interop_hash.h"
 #include "bloomtool/model.h"
 #include "fast_mod.h"
+#include "popcnt_clones.h"
 
 namespace bloomtool {
 
@@ -288,10 +289,15 @@ void SchemeBloom::visit_probed_words(std::span<const uint64_t>, WordVisitor visi
   for (uint64_t w = 0; w < words_.size(); ++w) visit(ctx, w);
 }
 
+// A popcnt clone is picked at load time (popcnt_clones.h).
+BLOOMTOOL_POPCNT_CLONES static uint64_t count_bits(const uint64_t* w, size_t n) noexcept {
+  uint64_t count = 0;
+  for (size_t i = 0; i < n; ++i) count += static_cast<uint64_t>(__builtin_popcountll(w[i]));
+  return count;
+}
+
 uint64_t SchemeBloom::set_bit_count() const noexcept {
-  uint64_t c = 0;
-  for (uint64_t w : words_.span()) c += static_cast<uint64_t>(std::popcount(w));
-  return c;
+  return count_bits(words_.data(), words_.size());
 }
 
 }  // namespace bloomtool

@@ -51,6 +51,9 @@ class FilterSet {
   // else none; and the seed of the first filter that hashes keys with XXH3.
   const Normaliser& stream_normaliser() const noexcept { return stream_norm_; }
   uint64_t stream_seed() const noexcept { return stream_seed_; }
+  // Whether lookup() reads the batch's own hashes; when no filter does (every filter probes key
+  // bytes, or hashes keys another way), the stream need not hash (KeyStream::set_hash_keys).
+  bool uses_stream_hashes() const noexcept;
 
   // Looks every key of `batch` (read with stream_normaliser() and stream_seed()) up in every
   // filter (a filter of a peer's scheme with the key bytes, as filter_contains_keys does). A key
