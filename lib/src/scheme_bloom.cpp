@@ -229,7 +229,8 @@ uint64_t SchemeBloom::add_counting_positions(std::span<const uint32_t> positions
   return add_counting_in_order(positions);
 }
 
-void SchemeBloom::add_concurrent(std::span<const std::string_view> keys) noexcept {
+template <bool kAtomic>
+void SchemeBloom::add_keys(std::span<const std::string_view> keys) noexcept {
   uint64_t* w = words_.data();
   for_each_chunk(keys, [&](size_t, size_t n, const uint64_t* pos) {
     const size_t count = n * k_;
@@ -238,11 +239,23 @@ void SchemeBloom::add_concurrent(std::span<const std::string_view> keys) noexcep
       if (t + kAheadPositions < count) prefetch_write(&w[pos[t + kAheadPositions] >> 6]);
       uint64_t* word = &w[pos[t] >> 6];
       const uint64_t mask = uint64_t{1} << (pos[t] & 63);
-      // The locked instruction only where the bit is still clear.
-      if ((__atomic_load_n(word, __ATOMIC_RELAXED) & mask) == 0)
-        __atomic_fetch_or(word, mask, __ATOMIC_RELAXED);
+      if constexpr (kAtomic) {
+        // The locked instruction only where the bit is still clear.
+        if ((__atomic_load_n(word, __ATOMIC_RELAXED) & mask) == 0)
+          __atomic_fetch_or(word, mask, __ATOMIC_RELAXED);
+      } else {
+        *word |= mask;
+      }
     }
   });
+}
+
+void SchemeBloom::add_batch(std::span<const std::string_view> keys) noexcept {
+  add_keys<false>(keys);
+}
+
+void SchemeBloom::add_concurrent(std::span<const std::string_view> keys) noexcept {
+  add_keys<true>(keys);
 }
 
 bool SchemeBloom::contains(std::string_view key) const noexcept {

@@ -206,6 +206,9 @@ TEST_CASE("batched adds and probes equal key-by-key ones", "[scheme]") {
         }
         concurrent.add_concurrent(views);
         REQUIRE(std::equal(one.words().begin(), one.words().end(), concurrent.words().begin()));
+        SchemeBloom batch(hash_id, m, k);
+        batch.add_batch(views);
+        REQUIRE(std::equal(one.words().begin(), one.words().end(), batch.words().begin()));
         REQUIRE(std::equal(one.words().begin(), one.words().end(), counting.words().begin()));
         // The same keys' positions added in pieces of random sizes, a partial key at the end of
         // each piece ignored and given again at the start of the next.

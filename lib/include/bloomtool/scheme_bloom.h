@@ -49,6 +49,8 @@ class SchemeBloom final : public Filter {
   // words fetched ahead. A partial key at the end is ignored.
   uint64_t add_counting_positions(std::span<const uint64_t> positions) noexcept;
   uint64_t add_counting_positions(std::span<const uint32_t> positions) noexcept;
+  // Adds the keys, the words fetched ahead (one writer at a time).
+  void add_batch(std::span<const std::string_view> keys) noexcept;
   // Adds with atomic stores: several threads may add to the same filter at once.
   void add_concurrent(std::span<const std::string_view> keys) noexcept;
   bool contains(std::string_view key) const noexcept;
@@ -76,6 +78,8 @@ class SchemeBloom final : public Filter {
   void walk(uint64_t a, uint64_t b, Fn&& fn) const noexcept;
   template <typename Fn>
   void for_each_position(std::string_view key, Fn&& fn) const noexcept;
+  template <bool kAtomic>
+  void add_keys(std::span<const std::string_view> keys) noexcept;
   template <typename Pos>
   void write_positions(std::span<const std::string_view> keys, Pos* out) const noexcept;
   template <typename Pos>
