@@ -24,6 +24,7 @@ cmake --build --preset release -j2 >/dev/null
 BT=$PWD/build/release/apps/bloomtool/bloomtool
 GEN=$PWD/build/release/bench/gen_keys
 LIBBLOOM=$PWD/build/release/bench/libbloom_driver
+MINIMAL=$PWD/build/release/bench/minimal_build
 DATA=$PWD/bench/data
 OUTDIR=$(mktemp -d)
 trap 'rm -rf "$OUTDIR"' EXIT
@@ -38,6 +39,7 @@ gen nonmembers-1m.txt nonmembers 1000000 7
 [ $BIG -eq 1 ] && gen urls-100m.txt urls 100000000 1
 cat "$DATA"/*.txt >/dev/null  # page cache
 
+LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 ROWS=()
 declare -A MEDIAN
 # measure NAME KEYS COMMAND: median seconds over RUNS runs, and peak RSS from one more run.
@@ -62,10 +64,17 @@ T=$OUTDIR
 threads=$(nproc)
 
 measure "wc -l, 10M URLs" 10000000 "wc -l $U"
+# The one-thread yardstick: read, split, hash, insert and nothing else (bench/minimal_build.cpp).
+measure "minimal loop standard -n 10M -p 1% (1 thread)" 10000000 "$MINIMAL standard $U 10000000 0.01"
+measure "minimal loop blocked -n 10M -p 1% (1 thread)" 10000000 "$MINIMAL blocked $U 10000000 0.01"
 measure "bloomtool build standard -n 10M -p 1%, 1 thread" 10000000 "$BT build -q --threads 1 -n 10M -p 1% -o $T/s1.bf $U"
-measure "bloomtool build standard -n 10M -p 1%, $threads threads" 10000000 "$BT build -q -n 10M -p 1% -o $T/s.bf $U"
+measure "bloomtool build standard -n 10M -p 1%, 2 threads" 10000000 "$BT build -q --threads 2 -n 10M -p 1% -o $T/s2.bf $U"
 measure "bloomtool build blocked -n 10M -p 1%, 1 thread" 10000000 "$BT build -q --threads 1 --variant blocked -n 10M -p 1% -o $T/b1.bf $U"
-measure "bloomtool build blocked -n 10M -p 1%, $threads threads" 10000000 "$BT build -q --variant blocked -n 10M -p 1% -o $T/b.bf $U"
+measure "bloomtool build blocked -n 10M -p 1%, 2 threads" 10000000 "$BT build -q --threads 2 --variant blocked -n 10M -p 1% -o $T/b2.bf $U"
+if [ "$threads" -gt 2 ]; then
+  measure "bloomtool build standard -n 10M -p 1%, $threads threads" 10000000 "$BT build -q -n 10M -p 1% -o $T/s.bf $U"
+  measure "bloomtool build blocked -n 10M -p 1%, $threads threads" 10000000 "$BT build -q --variant blocked -n 10M -p 1% -o $T/b.bf $U"
+fi
 measure "bloomtool build standard -p 1% (no -n: exact sizing)" 10000000 "$BT build -q -p 1% -o $T/x.bf $U"
 if "$BT" xor-build --help >/dev/null 2>&1; then
   measure "bloomtool xor-build fuse8" 10000000 "$BT xor-build -q -o $T/f8.bf $U"
@@ -94,8 +103,14 @@ if [ -x "$LIBBLOOM" ]; then
   measure "libbloom check (C driver), 1M non-members" 1000000 "$LIBBLOOM query 10000000 0.01 $T/ql.bits < $NM"
 fi
 if [ $BIG -eq 1 ]; then
-  measure "bloomtool build standard -n 100M -p 1%, 100M URLs" 100000000 "$BT build -q -n 100M -p 1% -o $T/big.bf $DATA/urls-100m.txt"
-  measure "bloomtool build blocked -n 100M -p 1%, 100M URLs" 100000000 "$BT build -q --variant blocked -n 100M -p 1% -o $T/bigb.bf $DATA/urls-100m.txt"
+  H=$DATA/urls-100m.txt
+  measure "wc -l, 100M URLs" 100000000 "wc -l $H"
+  measure "minimal loop standard -n 100M -p 1%, 100M URLs" 100000000 "$MINIMAL standard $H 100000000 0.01"
+  measure "minimal loop blocked -n 100M -p 1%, 100M URLs" 100000000 "$MINIMAL blocked $H 100000000 0.01"
+  measure "bloomtool build standard -n 100M -p 1%, 100M URLs, 1 thread" 100000000 "$BT build -q --threads 1 -n 100M -p 1% -o $T/big.bf $H"
+  measure "bloomtool build standard -n 100M -p 1%, 100M URLs, 2 threads" 100000000 "$BT build -q --threads 2 -n 100M -p 1% -o $T/big.bf $H"
+  measure "bloomtool build blocked -n 100M -p 1%, 100M URLs, 1 thread" 100000000 "$BT build -q --threads 1 --variant blocked -n 100M -p 1% -o $T/bigb.bf $H"
+  measure "bloomtool build blocked -n 100M -p 1%, 100M URLs, 2 threads" 100000000 "$BT build -q --threads 2 --variant blocked -n 100M -p 1% -o $T/bigb.bf $H"
 fi
 
 ratio() {  # ratio A B: MEDIAN[A] / MEDIAN[B]
@@ -107,25 +122,38 @@ report=bench/results/$(date -u +%Y-%m-%d).md
 {
   echo "Machine: $(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB; $(uname -r); $(date -u +%Y-%m-%dT%H:%MZ)"
   echo "Command: RUNS=$RUNS bench/run.sh $*  (medians of $RUNS runs, inputs in page cache)"
+  echo "Load average before: $LOAD_BEFORE; after: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo
   echo "| command | median s | ns/key | peak RSS MiB |"
   echo "|---|---:|---:|---:|"
   printf '%s\n' "${ROWS[@]}"
   echo
-  S="bloomtool build standard -n 10M -p 1%, $threads threads"
-  B="bloomtool build blocked -n 10M -p 1%, $threads threads"
+  S="bloomtool build standard -n 10M -p 1%, 2 threads"
+  B="bloomtool build blocked -n 10M -p 1%, 2 threads"
+  S1="bloomtool build standard -n 10M -p 1%, 1 thread"
+  B1="bloomtool build blocked -n 10M -p 1%, 1 thread"
   echo "| ratio | value |"
   echo "|---|---:|"
-  echo "| libbloom build / bloomtool standard build | $(ratio "libbloom build (C driver)" "$S") |"
-  echo "| DCSO build / bloomtool standard build | $(ratio "DCSO bloom create -n 10M -p 0.01" "$S") |"
+  echo "| libbloom build / bloomtool standard build, 2 threads | $(ratio "libbloom build (C driver)" "$S") |"
+  echo "| DCSO build / bloomtool standard build, 2 threads | $(ratio "DCSO bloom create -n 10M -p 0.01" "$S") |"
+  echo "| libbloom build / bloomtool blocked build, 2 threads | $(ratio "libbloom build (C driver)" "$B") |"
+  echo "| DCSO build / bloomtool blocked build, 2 threads | $(ratio "DCSO bloom create -n 10M -p 0.01" "$B") |"
   echo "| bloomtool standard build / wc -l | $(ratio "$S" "wc -l, 10M URLs") |"
   echo "| bloomtool blocked build / wc -l | $(ratio "$B" "wc -l, 10M URLs") |"
-  echo "| 1 thread / $threads threads, standard build | $(ratio "bloomtool build standard -n 10M -p 1%, 1 thread" "$S") |"
-  echo "| 1 thread / $threads threads, blocked build | $(ratio "bloomtool build blocked -n 10M -p 1%, 1 thread" "$B") |"
+  echo "| 1 thread / 2 threads, standard build | $(ratio "$S1" "$S") |"
+  echo "| 1 thread / 2 threads, blocked build | $(ratio "$B1" "$B") |"
+  echo "| bloomtool 1 thread / minimal loop, standard | $(ratio "$S1" "minimal loop standard -n 10M -p 1% (1 thread)") |"
+  echo "| bloomtool 1 thread / minimal loop, blocked | $(ratio "$B1" "minimal loop blocked -n 10M -p 1% (1 thread)") |"
   echo "| libbloom query / bloomtool query (standard) | $(ratio "libbloom check (C driver), 1M non-members" "bloomtool query standard, 1M non-members") |"
   echo "| DCSO query / bloomtool query (standard) | $(ratio "DCSO bloom check, 1M non-members" "bloomtool query standard, 1M non-members") |"
   if [ $BIG -eq 1 ]; then
-    echo "| ns/key 100M / 10M, standard | $(awk -v a="${MEDIAN["bloomtool build standard -n 100M -p 1%, 100M URLs"]}" -v b="${MEDIAN[$S]}" 'BEGIN{printf "%.2f", (a/100)/(b/10)}') |"
+    BS="bloomtool build standard -n 100M -p 1%, 100M URLs"
+    BB="bloomtool build blocked -n 100M -p 1%, 100M URLs"
+    echo "| 100M: 1 thread / 2 threads, standard build | $(ratio "$BS, 1 thread" "$BS, 2 threads") |"
+    echo "| 100M: 1 thread / 2 threads, blocked build | $(ratio "$BB, 1 thread" "$BB, 2 threads") |"
+    echo "| 100M: bloomtool 1 thread / minimal loop, standard | $(ratio "$BS, 1 thread" "minimal loop standard -n 100M -p 1%, 100M URLs") |"
+    echo "| 100M: bloomtool 1 thread / minimal loop, blocked | $(ratio "$BB, 1 thread" "minimal loop blocked -n 100M -p 1%, 100M URLs") |"
+    echo "| ns/key 100M / 10M, standard, 2 threads | $(awk -v a="${MEDIAN["$BS, 2 threads"]}" -v b="${MEDIAN[$S]}" 'BEGIN{printf "%.2f", (a/100)/(b/10)}') |"
   fi
   echo
   echo "File sizes: standard $(stat -c %s "$T/q.bf") B, blocked $(stat -c %s "$T/qb.bf") B$( [ -f "$T/qd.bloom" ] && echo ", DCSO $(stat -c %s "$T/qd.bloom") B")$( [ -f "$T/ql.bits" ] && echo ", libbloom raw bits $(stat -c %s "$T/ql.bits") B")$( [ -f "$T/f8.bf" ] && echo ", fuse8 $(stat -c %s "$T/f8.bf") B")"

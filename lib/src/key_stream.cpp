@@ -33,9 +33,12 @@ uint64_t KeyStream::total_input_bytes() const {
 }
 
 InputStats KeyStream::for_each(const std::function<void(const HashedBatch&)>& consume) {
+  // Several pieces per thread, taken in turn: a thread that falls behind (the first also reports
+  // progress) holds up the end by one piece, not by half the file.
   const std::vector<LineRange> ranges =
-      split_files_ ? plan_line_ranges(inputs_, input_, threads_, kMinRangeBytes)
-                   : std::vector<LineRange>{};
+      split_files_ && threads_ > 1
+          ? plan_line_ranges(inputs_, input_, threads_ * kRangesPerThread, kMinRangeBytes)
+          : std::vector<LineRange>{};
   if (!ranges.empty()) {
     std::vector<std::vector<uint64_t>> scratch(threads_);
     return run_range_pipeline(

@@ -1,0 +1,109 @@
+// ParallelInserter: private copies and region-by-region inserts from real concurrent threads
+// give exactly the bits of one thread's add_batch, for both layouts, any thread count, and
+// filters of one region as well as many.
+#include <catch2/catch.hpp>
+
+#include <thread>
+#include <vector>
+
+#include "bloomtool/bloom.h"
+#include "bloomtool/hash.h"
+#include "parallel_insert.h"
+
+using namespace bloomtool;
+
+namespace {
+
+std::vector<uint64_t> hashes_for(uint64_t n, uint64_t salt) {
+  std::vector<uint64_t> h(n);
+  for (uint64_t i = 0; i < n; ++i) h[i] = mix64(i * 0x9E3779B97F4A7C15ull + salt);
+  return h;
+}
+
+// Inserts `h` with `threads` threads in batches of `batch`, thread t taking every threads-th
+// batch, through an inserter allowed `copy_bytes` of copies; returns the inserter's mode.
+ParallelInserter::Mode insert_parallel(BloomFilter& f, const std::vector<uint64_t>& h,
+                                       unsigned threads, uint64_t copy_bytes, size_t batch) {
+  ParallelInserter inserter(f, threads, copy_bytes);
+  std::vector<std::thread> pool;
+  auto work = [&](unsigned t) {
+    for (size_t i = t * batch; i < h.size(); i += threads * batch)
+      inserter.add(std::span<const uint64_t>(h).subspan(i, std::min(batch, h.size() - i)), t);
+  };
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work, t);
+  work(0);
+  for (auto& p : pool) p.join();
+  inserter.finish();
+  return inserter.mode();
+}
+
+}  // namespace
+
+TEST_CASE("parallel inserts set exactly the bits of one thread", "[bloom][threads]") {
+  struct Case {
+    uint64_t m_bits;
+    uint32_t k;
+    uint64_t keys;
+  };
+  // One region (tiny), a few, and many regions with buffers flushed mid-way.
+  const Case cases[] = {
+      {512, 3, 50}, {64 * 1024, 7, 5000}, {8 << 20, 7, 300000}, {8 << 20, 64, 40000}};
+  for (const BloomVariant variant : {BloomVariant::kStandard, BloomVariant::kBlocked512}) {
+    for (const Case& c : cases) {
+      const std::vector<uint64_t> h = hashes_for(c.keys, c.m_bits + c.k);
+      BloomFilter reference(c.m_bits, c.k, variant);
+      reference.add_batch(h);
+      for (const unsigned threads : {1u, 2u, 3u, 5u}) {
+        for (const uint64_t copy_bytes : {uint64_t{0}, uint64_t{1} << 30}) {
+          CAPTURE(bloom_variant_name(variant), c.m_bits, c.k, threads, copy_bytes);
+          BloomFilter f(c.m_bits, c.k, variant);
+          const ParallelInserter::Mode mode = insert_parallel(f, h, threads, copy_bytes, 1000);
+          CHECK(mode == (threads == 1      ? ParallelInserter::Mode::kDirect
+                         : copy_bytes == 0 ? ParallelInserter::Mode::kRegions
+                                           : ParallelInserter::Mode::kCopies));
+          REQUIRE(std::equal(f.words().begin(), f.words().end(), reference.words().begin(),
+                             reference.words().end()));
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("copies only while they fit the budget", "[bloom][threads]") {
+  BloomFilter f(8 << 20, 7);  // 1 MiB
+  CHECK(ParallelInserter(f, 2, 1 << 20).mode() == ParallelInserter::Mode::kCopies);
+  CHECK(ParallelInserter(f, 3, 1 << 20).mode() == ParallelInserter::Mode::kRegions);
+  CHECK(ParallelInserter(f, 3, 2 << 20).mode() == ParallelInserter::Mode::kCopies);
+  CHECK(ParallelInserter(f, 1, 0).mode() == ParallelInserter::Mode::kDirect);
+}
+
+TEST_CASE("bit positions from several threads set exactly the bits of one thread",
+          "[bloom][threads]") {
+  for (const uint64_t m : {uint64_t{640}, uint64_t{1} << 23}) {
+    std::vector<uint64_t> positions(200000);
+    for (size_t i = 0; i < positions.size(); ++i) positions[i] = mix64(i + m) % m;
+    std::vector<uint64_t> reference(m / 64, 0);
+    for (const uint64_t p : positions) reference[p >> 6] |= uint64_t{1} << (p & 63);
+    for (const unsigned threads : {1u, 2u, 3u}) {
+      for (const uint64_t copy_bytes : {uint64_t{0}, uint64_t{1} << 30}) {
+        CAPTURE(m, threads, copy_bytes);
+        std::vector<uint64_t> words(m / 64, 0);
+        ParallelInserter inserter(words, threads, copy_bytes);
+        std::vector<std::thread> pool;
+        auto work = [&](unsigned t) {
+          const std::span<const uint64_t> all(positions);
+          for (size_t i = t * 777; i < all.size(); i += threads * 777)
+            inserter.add_positions(all.subspan(i, std::min<size_t>(777, all.size() - i)), t);
+        };
+        for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work, t);
+        work(0);
+        for (auto& p : pool) p.join();
+        inserter.finish();
+        CHECK(inserter.mode() == (threads == 1      ? ParallelInserter::Mode::kDirect
+                                  : copy_bytes == 0 ? ParallelInserter::Mode::kRegions
+                                                    : ParallelInserter::Mode::kCopies));
+        REQUIRE(words == reference);
+      }
+    }
+  }
+}
