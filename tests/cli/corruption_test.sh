@@ -75,7 +75,9 @@ cases=0
 for golden in "$TESTDATA"/golden/*.bf; do
   name=$(basename "$golden")
   size=$(stat -c %s "$golden")
-  for ((len = 0; len < size; len += 23)); do
+  # Every 23rd length through the header; past 512 bytes (a raw file's chunk table, zero padding
+  # and payload) every 251st: the CLI's cost per case is a process start, under ASan a slow one.
+  for ((len = 0; len < size; len += (len < 512 ? 23 : 251))); do
     head -c "$len" "$golden" >cut.bf
     rejected cut.bf "$name cut to $len bytes"
     cases=$((cases + 1))
