@@ -26,6 +26,7 @@
 #include <tuple>
 #include <vector>
 
+#include "bloom_positions.h"
 #include "bloomtool/batch_pipeline.h"
 #include "bloomtool/bloom.h"
 #include "bloomtool/bloom_build.h"
@@ -259,13 +260,8 @@ int main(int argc, char** argv) {
           batches_of(hashes, t, n, [&](std::span<const uint64_t> b) {
             for (const uint64_t h : b) {
               if (variant == BloomVariant::kStandard) {
-                uint64_t a = h, step = mix64(h) | 1;
-                for (uint32_t i = 0; i < s.k; ++i) {
-                  const uint64_t pos = reduce64(a, m);
-                  out[owner(pos >> 6)].push_back(pos);
-                  a += step;
-                  step += i;
-                }
+                for_each_standard_position(
+                    h, s.k, m, [&](uint64_t pos) { out[owner(pos >> 6)].push_back(pos); });
               } else {
                 const uint64_t block = reduce64(h, m / 512);
                 out[owner(block * 8)].push_back(h);
@@ -327,13 +323,8 @@ int main(int argc, char** argv) {
           batches_of(hashes, t, n, [&](std::span<const uint64_t> b) {
             for (const uint64_t h : b) {
               if (variant == BloomVariant::kStandard) {
-                uint64_t a = h, step = mix64(h) | 1;
-                for (uint32_t i = 0; i < s.k; ++i) {
-                  const uint64_t pos = reduce64(a, m);
-                  out[pos >> (6 + shift)].push_back(pos);
-                  a += step;
-                  step += i;
-                }
+                for_each_standard_position(
+                    h, s.k, m, [&](uint64_t pos) { out[pos >> (6 + shift)].push_back(pos); });
               } else {
                 out[(reduce64(h, m / 512) * 8) >> shift].push_back(h);
               }
