@@ -234,15 +234,8 @@ void BloomFilter::visit_probed_words(std::span<const uint64_t> hashes, WordVisit
   }
 }
 
-// A popcnt clone is picked at load time (popcnt_clones.h).
-BLOOMTOOL_POPCNT_CLONES static uint64_t count_bits(const uint64_t* w, size_t n) noexcept {
-  uint64_t count = 0;
-  for (size_t i = 0; i < n; ++i) count += static_cast<uint64_t>(__builtin_popcountll(w[i]));
-  return count;
-}
-
 uint64_t BloomFilter::set_bit_count() const noexcept {
-  return count_bits(words_.data(), words_.size());
+  return count_set_bits(words_.data(), words_.size());
 }
 
 }  // namespace bloomtool

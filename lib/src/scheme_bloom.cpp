@@ -302,15 +302,8 @@ void SchemeBloom::visit_probed_words(std::span<const uint64_t>, WordVisitor visi
   for (uint64_t w = 0; w < words_.size(); ++w) visit(ctx, w);
 }
 
-// A popcnt clone is picked at load time (popcnt_clones.h).
-BLOOMTOOL_POPCNT_CLONES static uint64_t count_bits(const uint64_t* w, size_t n) noexcept {
-  uint64_t count = 0;
-  for (size_t i = 0; i < n; ++i) count += static_cast<uint64_t>(__builtin_popcountll(w[i]));
-  return count;
-}
-
 uint64_t SchemeBloom::set_bit_count() const noexcept {
-  return count_bits(words_.data(), words_.size());
+  return count_set_bits(words_.data(), words_.size());
 }
 
 }  // namespace bloomtool

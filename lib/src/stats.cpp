@@ -176,14 +176,12 @@ FprMeasurement measure_fpr(const Filter& filter, uint64_t hash_seed, uint64_t pr
   return judge_fpr(hits, probes, expected_fpr);
 }
 
-namespace {
 // A popcnt clone is picked at load time (popcnt_clones.h).
 BLOOMTOOL_POPCNT_CLONES uint64_t count_set_bits(const uint64_t* w, size_t n) noexcept {
   uint64_t count = 0;
   for (size_t i = 0; i < n; ++i) count += static_cast<uint64_t>(__builtin_popcountll(w[i]));
   return count;
 }
-}  // namespace
 
 BloomFillCounter::BloomFillCounter(uint64_t m_bits, uint32_t k, BloomVariant variant)
     : m_(m_bits), k_(k), variant_(variant) {
