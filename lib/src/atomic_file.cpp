@@ -183,6 +183,19 @@ AtomicFile::~AtomicFile() {
 
 void AtomicFile::write(std::span<const uint8_t> bytes) {
   write_all(fd_, bytes, path_);
+  written_ += bytes.size();
+  // Starts the disk writing each whole MiB written so far while the caller goes on producing the
+  // rest, so that commit()'s fsync waits for little more than the last MiB (a 10M-key build's
+  // 11.4 MiB: fsync 13 ms before, see docs/PERFORMANCE.md). Only a hint: fsync still decides.
+  constexpr uint64_t kWritebackBytes = uint64_t{1} << 20;
+  if (written_ - writeback_ >= kWritebackBytes) {
+    const uint64_t end = written_ & ~(kWritebackBytes - 1);
+#if defined(__linux__)
+    ::sync_file_range(fd_, static_cast<off_t>(writeback_), static_cast<off_t>(end - writeback_),
+                      SYNC_FILE_RANGE_WRITE);
+#endif
+    writeback_ = end;
+  }
 }
 
 void AtomicFile::pwrite(std::span<const uint8_t> bytes, uint64_t offset) {

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <bit>
 #include <cerrno>
+#include <thread>
 
 #include "bloomtool/error.h"
 #include "byte_order.h"
@@ -100,6 +101,7 @@ RawPayloadView::RawPayloadView(std::span<const uint8_t> file, const FilterHeader
   }
   payload_ = file.subspan(payload_offset_, h.payload_raw_bytes);
   done_ = std::make_unique<std::atomic<uint64_t>[]>((chunks_ + 63) / 64);
+  claimed_ = std::make_unique<std::atomic<uint64_t>[]>((chunks_ + 63) / 64);
 }
 
 void RawPayloadView::read_into_mapping(uint64_t at, uint64_t n) const {
@@ -115,7 +117,31 @@ void RawPayloadView::read_into_mapping(uint64_t at, uint64_t n) const {
 }
 
 void RawPayloadView::verify_chunk(uint64_t chunk) const {
-  if (verified(chunk)) return;
+  // A chunk is verified by the one thread that claims it: the pread below writes into the
+  // mapping, which no other thread may read or write meanwhile (ThreadSanitizer caught two
+  // threads of the C API's concurrency check reading the same chunk in at once). Others wait
+  // for the claimant: a 64 KiB chunk takes microseconds. A claimant that finds the chunk corrupt
+  // gives the claim back, so every thread that needs the chunk gets the error.
+  const uint64_t bit = uint64_t{1} << (chunk & 63);
+  std::atomic<uint64_t>& claimed = claimed_[chunk >> 6];
+  while (!verified(chunk)) {
+    if ((claimed.fetch_or(bit, std::memory_order_acq_rel) & bit) != 0) {
+      std::this_thread::yield();
+      continue;
+    }
+    try {
+      check_chunk(chunk);
+    } catch (...) {
+      claimed.fetch_and(~bit, std::memory_order_release);
+      throw;
+    }
+    done_[chunk >> 6].fetch_or(bit, std::memory_order_release);
+    verified_count_.fetch_add(1, std::memory_order_acq_rel);
+    return;
+  }
+}
+
+void RawPayloadView::check_chunk(uint64_t chunk) const {
   const uint64_t at = chunk * chunk_bytes_;
   const uint64_t n = std::min(chunk_bytes_, payload_.size() - at);
   // The first kPrivateReadBytes of chunks a query verifies are read with pread into the mapping
@@ -134,9 +160,6 @@ void RawPayloadView::verify_chunk(uint64_t chunk) const {
                        std::to_string(payload_offset_ + at) + " (" + std::to_string(n) +
                        " bytes): checksum mismatch");
   }
-  const uint64_t bit = uint64_t{1} << (chunk & 63);
-  if ((done_[chunk >> 6].fetch_or(bit, std::memory_order_acq_rel) & bit) == 0)
-    verified_count_.fetch_add(1, std::memory_order_acq_rel);
 }
 
 void RawPayloadView::verify_bytes(uint64_t begin, uint64_t end) const {

@@ -44,8 +44,9 @@ std::vector<uint8_t> raw_chunk_table(std::span<const uint64_t> words, uint64_t r
 
 // A verified view of a codec-2 file image (mapped or in memory, which must outlive the view):
 // the constructor checks the chunk table against the header's payload checksum and the padding
-// for zero bytes; verify_chunk checks one chunk against its table entry. Thread-safe: chunks
-// verified once are remembered (atomically) and not hashed again.
+// for zero bytes; verify_chunk checks one chunk against its table entry. Thread-safe: one thread
+// at a time verifies a chunk (others needing it wait), and chunks verified once are remembered
+// (atomically) and not hashed again.
 class RawPayloadView {
  public:
   // `file` is the whole file image; `header` its parsed header (codec 2). Throws kCorrupt naming
@@ -77,6 +78,9 @@ class RawPayloadView {
  private:
   // pread()s payload bytes [at, at + n) of the file into the mapping at the same place.
   void read_into_mapping(uint64_t at, uint64_t n) const;
+  // Reads chunk `chunk` in where it should be (read_into_mapping) and checks it against the
+  // table; throws kCorrupt. Called only by the thread that claimed the chunk.
+  void check_chunk(uint64_t chunk) const;
 
   std::span<const uint8_t> table_;
   std::span<const uint8_t> payload_;
@@ -86,7 +90,8 @@ class RawPayloadView {
   std::string path_;
   std::shared_ptr<const void> owner_;
   int fd_ = -1;  // the mapped file's descriptor, or -1
-  std::unique_ptr<std::atomic<uint64_t>[]> done_;
+  std::unique_ptr<std::atomic<uint64_t>[]> done_;     // bit per chunk: verified
+  std::unique_ptr<std::atomic<uint64_t>[]> claimed_;  // bit per chunk: being verified, or done
   mutable std::atomic<uint64_t> verified_count_{0};
 };
 
