@@ -34,8 +34,8 @@ class AtomicFile {
   std::string temp_path_;
   int fd_ = -1;
   bool committed_ = false;
-  uint64_t written_ = 0;     // bytes appended by write()
-  uint64_t writeback_ = 0;   // bytes of them whose write-back has been started
+  uint64_t written_ = 0;          // bytes appended by write()
+  uint64_t writeback_ = 0;        // bytes of them whose write-back has been started
   bool keep_attributes_ = false;  // replacing a file: its mode, owner and group carry over
   uint32_t old_mode_ = 0, old_uid_ = 0, old_gid_ = 0;
 };

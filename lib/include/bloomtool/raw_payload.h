@@ -89,7 +89,7 @@ class RawPayloadView {
   uint64_t chunks_ = 0;
   std::string path_;
   std::shared_ptr<const void> owner_;
-  int fd_ = -1;  // the mapped file's descriptor, or -1
+  int fd_ = -1;                                       // the mapped file's descriptor, or -1
   std::unique_ptr<std::atomic<uint64_t>[]> done_;     // bit per chunk: verified
   std::unique_ptr<std::atomic<uint64_t>[]> claimed_;  // bit per chunk: being verified, or done
   mutable std::atomic<uint64_t> verified_count_{0};
