@@ -186,7 +186,8 @@ void AtomicFile::write(std::span<const uint8_t> bytes) {
   written_ += bytes.size();
   // Starts the disk writing each whole MiB written so far while the caller goes on producing the
   // rest, so that commit()'s fsync waits for little more than the last MiB (a 10M-key build's
-  // 11.4 MiB: fsync 13 ms before, see docs/PERFORMANCE.md). Only a hint: fsync still decides.
+  // 11.4 MiB: fsync about 8 ms before, 1 ms after; docs/PERFORMANCE.md). Only a hint: fsync
+  // still decides.
   constexpr uint64_t kWritebackBytes = uint64_t{1} << 20;
   if (written_ - writeback_ >= kWritebackBytes) {
     const uint64_t end = written_ & ~(kWritebackBytes - 1);
