@@ -5,8 +5,8 @@
 #                              build + whole ctest suite (valgrind smoke included), ASan+UBSan
 #                              build + whole suite, a ThreadSanitizer build of the C API's
 #                              concurrency check (tests/capi/tsan_threads.sh), each fuzz target for
-#                              BLOOMTOOL_FUZZ_SECONDS (default 45; 0 skips fuzzing). About 18 min
-#                              on 2 cores.
+#                              BLOOMTOOL_FUZZ_SECONDS (default 45; 0 skips fuzzing). About 26 min
+#                              on 2 cores from a clean clone.
 #   tools/quickstart.sh test-release   the quick loop: release build + whole ctest suite only
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -73,7 +73,7 @@ run_ci() {
   if [ "$fuzz_seconds" -gt 0 ]; then
     stage "fuzz: ${fuzz_seconds}s per target" tests/fuzz/run_fuzzers.sh "$fuzz_seconds"
   fi
-  echo "== all CI stages passed in $((SECONDS - start)) s (plus the release build)"
+  echo "== all CI stages passed in $((SECONDS - start)) s; $SECONDS s with the set-up and the release build"
 }
 
 install_missing
