@@ -13,18 +13,13 @@
 #include "bloomtool/error.h"
 #include "bloomtool/hash.h"
 #include "bloomtool/xor_filter.h"
+#include "test_util.h"
 
 using namespace bloomtool;
+using bloomtool::test::count_present;
+using bloomtool::test::key_hashes;
 
 namespace {
-
-std::vector<uint64_t> key_hashes(const std::string& prefix, uint64_t n) {
-  std::vector<uint64_t> out;
-  out.reserve(n);
-  for (uint64_t i = 0; i < n; ++i)
-    out.push_back(hash_key(prefix + std::to_string(i), kDefaultSeed));
-  return out;
-}
 
 XorBuildOptions options(XorLayout layout, uint32_t bits,
                         uint32_t max_attempts = kXorDefaultMaxAttempts) {
@@ -33,12 +28,6 @@ XorBuildOptions options(XorLayout layout, uint32_t bits,
   o.fingerprint_bits = bits;
   o.max_attempts = max_attempts;
   return o;
-}
-
-uint64_t count_present(const Filter& f, const std::vector<uint64_t>& hashes) {
-  std::vector<uint8_t> found(hashes.size());
-  f.contains_batch(hashes, found.data());
-  return static_cast<uint64_t>(std::count(found.begin(), found.end(), 1));
 }
 
 struct Config {

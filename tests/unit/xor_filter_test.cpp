@@ -16,27 +16,11 @@
 #include "test_util.h"
 
 using namespace bloomtool;
+using bloomtool::test::count_present;
+using bloomtool::test::key_hashes;
+using bloomtool::test::kSanitized;
 
 namespace {
-
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-
-// Hashes of "<prefix><i>" for i in [0, n), built in one reused buffer.
-std::vector<uint64_t> key_hashes(const std::string& prefix, uint64_t n) {
-  std::vector<uint64_t> out;
-  out.reserve(n);
-  std::string key = prefix;
-  for (uint64_t i = 0; i < n; ++i) {
-    key.resize(prefix.size());
-    key += std::to_string(i);
-    out.push_back(hash_key(key, kDefaultSeed));
-  }
-  return out;
-}
 
 XorBuildResult build(std::vector<uint64_t> hashes, XorLayout layout, uint32_t bits,
                      uint32_t max_attempts = kXorDefaultMaxAttempts) {
@@ -45,12 +29,6 @@ XorBuildResult build(std::vector<uint64_t> hashes, XorLayout layout, uint32_t bi
   o.fingerprint_bits = bits;
   o.max_attempts = max_attempts;
   return build_xor_filter(hashes, o);
-}
-
-uint64_t count_present(const Filter& f, const std::vector<uint64_t>& hashes) {
-  std::vector<uint8_t> found(hashes.size());
-  f.contains_batch(hashes, found.data());
-  return static_cast<uint64_t>(std::count(found.begin(), found.end(), 1));
 }
 
 // Byte i of the little-endian payload.
@@ -105,7 +83,7 @@ bool documented_lookup(const XorFilter& f, uint64_t h) {
   return x == (a & ((uint64_t{1} << p.fingerprint_bits) - 1));
 }
 
-struct Config {
+struct DesignConfig {
   XorLayout layout;
   uint32_t bits;
   double design_bits_per_key;
@@ -122,8 +100,9 @@ TEST_CASE("xor and fuse filters: 1M keys with 10% duplicates", "[xor][slow]") {
   const std::vector<uint64_t> others = key_hashes("other:", kSanitized ? 1000000 : 4000000);
   const std::vector<uint64_t> others_1m(others.begin(), others.begin() + 1000000);
 
-  for (const Config c : {Config{XorLayout::kFuse, 8, 9.0}, Config{XorLayout::kFuse, 16, 18.0},
-                         Config{XorLayout::kXor, 8, 9.84}, Config{XorLayout::kXor, 16, 19.7}}) {
+  for (const DesignConfig c :
+       {DesignConfig{XorLayout::kFuse, 8, 9.0}, DesignConfig{XorLayout::kFuse, 16, 18.0},
+        DesignConfig{XorLayout::kXor, 8, 9.84}, DesignConfig{XorLayout::kXor, 16, 19.7}}) {
     CAPTURE(xor_layout_name(c.layout), c.bits);
     const XorBuildResult r = build(input, c.layout, c.bits);
     CHECK(r.distinct == n);
