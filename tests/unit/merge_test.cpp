@@ -20,13 +20,13 @@ using namespace bloomtool;
 namespace {
 
 // A temporary directory removed with its contents at the end of the test.
-struct TempDir {
+struct ScratchDir {
   std::string path;
-  TempDir() {
+  ScratchDir() {
     char tmpl[] = "/tmp/bloomtool-merge-test-XXXXXX";
     path = mkdtemp(tmpl);
   }
-  ~TempDir() { std::filesystem::remove_all(path); }
+  ~ScratchDir() { std::filesystem::remove_all(path); }
   std::string file(const std::string& name) const { return path + "/" + name; }
 };
 
@@ -43,7 +43,7 @@ FilterHeader bloom_header(uint64_t m, uint32_t k, BloomVariant v) {
 }
 
 // Writes a filter holding `keys` and returns its path.
-std::string write_bloom(const TempDir& dir, const std::string& name,
+std::string write_bloom(const ScratchDir& dir, const std::string& name,
                         const std::vector<std::string>& keys, uint64_t m, uint32_t k,
                         BloomVariant v = BloomVariant::kStandard) {
   BloomFilter f(m, k, v);
@@ -122,7 +122,7 @@ TEST_CASE("xor and binary fuse filters are refused, whichever file they are") {
 }
 
 TEST_CASE("for_each_payload_chunk yields the payload read_filter_file reads, in 2 MiB windows") {
-  TempDir dir;
+  ScratchDir dir;
   // 40 Mbit = 4.8 MiB of payload: two full windows and a partial one; m not a multiple of 64.
   const uint64_t m = 40'000'003;
   const std::string path = write_bloom(dir, "a.bf", test::make_keys("k", 0, 300'000), m, 5);
@@ -141,7 +141,7 @@ TEST_CASE("for_each_payload_chunk yields the payload read_filter_file reads, in 
 }
 
 TEST_CASE("for_each_payload_chunk checks the payload checksum before handing out any word") {
-  TempDir dir;
+  ScratchDir dir;
   const std::string path = write_bloom(dir, "a.bf", test::make_keys("k", 0, 1000), 1 << 16, 7);
   const FilterHeader h = read_filter_header(path);
   {
@@ -162,7 +162,7 @@ TEST_CASE("for_each_payload_chunk checks the payload checksum before handing out
 }
 
 TEST_CASE("for_each_payload_chunk refuses a file replaced since its header was read") {
-  TempDir dir;
+  ScratchDir dir;
   const std::string a = write_bloom(dir, "a.bf", test::make_keys("a", 0, 100), 1 << 16, 7);
   const FilterHeader h = read_filter_header(a);
   write_bloom(dir, "a.bf", test::make_keys("b", 0, 100), 1 << 16, 7);
@@ -173,7 +173,7 @@ TEST_CASE("for_each_payload_chunk refuses a file replaced since its header was r
 TEST_CASE("a union of filters over random parts has the bits of one filter over all keys") {
   std::mt19937_64 rng(20240131);
   for (int trial = 0; trial < 24; ++trial) {
-    TempDir dir;
+    ScratchDir dir;
     const BloomVariant v = trial % 2 ? BloomVariant::kBlocked512 : BloomVariant::kStandard;
     const uint64_t m = 512 * (1 + rng() % 64) + (v == BloomVariant::kStandard ? rng() % 512 : 0);
     const uint32_t k = static_cast<uint32_t>(1 + rng() % 12);
@@ -206,7 +206,7 @@ TEST_CASE("a union of filters over random parts has the bits of one filter over 
 }
 
 TEST_CASE("an intersection holds the common keys and only bits every input has") {
-  TempDir dir;
+  ScratchDir dir;
   const auto a_keys = test::make_keys("k", 0, 6000);     // k0 .. k5999
   const auto b_keys = test::make_keys("k", 4000, 6000);  // k4000 .. k9999
   const auto common = test::make_keys("k", 4000, 2000);
@@ -233,7 +233,7 @@ TEST_CASE("an intersection holds the common keys and only bits every input has")
 }
 
 TEST_CASE("merge refuses inputs with bits set beyond m") {
-  TempDir dir;
+  ScratchDir dir;
   const std::string a = write_bloom(dir, "a.bf", test::make_keys("k", 0, 10), 100, 3);
   FilterFileContents c = read_filter_file(a);
   c.payload.data()[1] |= uint64_t{1} << 40;  // bit 104 of a 100-bit filter
