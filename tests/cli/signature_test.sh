@@ -161,7 +161,9 @@ gpub=$TESTDATA/golden/golden-signing.pub
 run "$BT" stats "$golden" --verify-signature "$gpub"
 expect_rc 0 "the signed golden file verifies"
 bits=$(($(stat -c %s "$golden") * 8))
-for ((bit = 3; bit < bits; bit += 7)); do
+step=7
+[ "${BLOOMTOOL_SANITIZED:-0}" = 1 ] && step=21  # a subset under ASan+UBSan: the same paths
+for ((bit = 3; bit < bits; bit += step)); do
   "$CRAFT" flip "$golden" "$bit" flipped.bf
   run "$BT" stats flipped.bf --verify-signature "$gpub"
   expect_rc 2 "bit $bit flipped"
