@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The bloomtool CLI against DCSO's `bloom` (golang-github-dcso-bloom-cli): `build --compat dcso`
 # makes the bytes `bloom create` makes (N included); `bloom check` on a bloomtool filter of
-# 1,000,000 keys (200,000 in sanitizer builds; plain and gzip) prints exactly the lines `bloomtool query` prints for 1,000,000
-# members and 1,000,000 non-members; a filter `bloom create` made answers identically through
-# `query --from dcso` and round-trips through `convert` (plain: byte for byte; gzip: same gzip
-# header and decompressed bytes); stats says "consistent" for a 1% filter and "deviates" for a
-# power-of-two m.
+# 1,000,000 keys (plain and gzip) prints exactly the lines `bloomtool query` prints for 1,000,000
+# members and 1,000,000 non-members (200,000 each in sanitizer builds); a filter `bloom create`
+# made answers identically through `query --from dcso` and round-trips through `convert` (plain:
+# byte for byte; gzip: same gzip header and decompressed bytes); stats says "consistent" for a 1%
+# filter and "deviates" for a power-of-two m.
 source "$(dirname "$0")/lib.sh"
 : "${BLOOMTOOL:?BLOOMTOOL must name the bloomtool binary}"
 BLOOM_CLI=$(command -v "${DCSO_BLOOM:-bloom}") ||

@@ -2,8 +2,9 @@
 # The bloomtool CLI against Guava's jar (libguava-java + a JDK): `build --compat guava` makes the
 # bytes BloomFilter.create + put + writeTo make; Guava's readFrom + mightContain on a bloomtool
 # filter of 1,000,000 keys agrees with `bloomtool query` on 1,000,000 members and 1,000,000
-# non-members (200,000 each in sanitizer builds); a filter Guava wrote answers identically through `query --from guava`, and
-# `convert` to a bloomtool file and back reproduces Guava's bytes.
+# non-members (200,000 each in sanitizer builds); a filter Guava wrote answers identically
+# through `query --from guava`, and `convert` to a bloomtool file and back reproduces Guava's
+# bytes.
 source "$(dirname "$0")/lib.sh"
 : "${BLOOMTOOL:?BLOOMTOOL must name the bloomtool binary}"
 JAR=${GUAVA_JAR:-/usr/share/java/guava.jar}
