@@ -5,7 +5,7 @@
 #                              build + whole ctest suite (valgrind smoke included), ASan+UBSan
 #                              build + whole suite, a ThreadSanitizer build of the C API's
 #                              concurrency check (tests/capi/tsan_threads.sh), each fuzz target for
-#                              BLOOMTOOL_FUZZ_SECONDS (default 30; 0 skips fuzzing). About 19 min
+#                              BLOOMTOOL_FUZZ_SECONDS (default 30; 0 skips fuzzing). About 18 min
 #                              on 2 cores from a clean clone.
 #   tools/quickstart.sh test-release   the quick loop: release build + whole ctest suite only
 set -euo pipefail
