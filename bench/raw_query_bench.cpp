@@ -6,7 +6,8 @@
 //   raw_query_bench RAW KEYS [CHUNK_KIB...]
 //
 // RAW: a raw Bloom filter (codec 2, no normalisation); KEYS: one key per line (the queries).
-// Prints, medians of 5 (page cache warm: the file is read once first):
+// Prints, medians of 5 rounds, each an in-memory run then a mapped one (page cache warm: the file
+// is read once first), the round-by-round ratio and how much of the page cache is in 2 MiB folios:
 //   in-memory    the filter read whole (load_filter_from_fd: every chunk verified, payload in
 //                anonymous memory) and then queried: query time only
 //   mapped, first pass   load_filter (the mapping, lazily verified) + the queries, each run on a
@@ -60,11 +61,12 @@ struct MappedTimes {
   uint64_t hits = 0;
 };
 
-// Median over 5 fresh mappings of RAW: open + queries, then the queries again.
-MappedTimes time_mapped(const std::string& path, const std::vector<uint64_t>& hashes) {
+// Median over `runs` fresh mappings of RAW: open + queries, then the queries again.
+MappedTimes time_mapped(const std::string& path, const std::vector<uint64_t>& hashes,
+                        int runs = 5) {
   std::vector<double> first, second;
   MappedTimes r;
-  for (int run = 0; run < 5; ++run) {
+  for (int run = 0; run < runs; ++run) {
     const auto t0 = Clock::now();
     const bloomtool::LoadedFilter f = bloomtool::load_filter(path);
     r.hits = query_all(f, hashes);
@@ -76,6 +78,20 @@ MappedTimes time_mapped(const std::string& path, const std::vector<uint64_t>& ha
   r.first = median(first);
   r.second = median(second);
   return r;
+}
+
+// The line of /proc/meminfo that starts with `field`, spaces squeezed ("" if none): how much of
+// the page cache sits in 2 MiB folios, which moves the mapped figures.
+std::string meminfo_line(const std::string& field, const char* file = "/proc/meminfo") {
+  std::ifstream in(file);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(field + ":", 0) != 0) continue;
+    std::string out;
+    for (const char c : line)
+      if (c != ' ' || (!out.empty() && out.back() != ' ')) out += c;
+    return out;
+  }
+  return "";
 }
 
 }  // namespace
@@ -107,7 +123,8 @@ int main(int argc, char** argv) try {
   const bloomtool::LoadedFilter mem = bloomtool::load_filter_from_fd(fd, raw);
   const double load_s = seconds_since(t0);
   ::close(fd);
-  if (mem.header.codec != bloomtool::PayloadCodec::kRawChunked || !mem.header.normalisation.empty()) {
+  if (mem.header.codec != bloomtool::PayloadCodec::kRawChunked ||
+      !mem.header.normalisation.empty()) {
     std::fprintf(stderr, "raw_query_bench: %s: not a raw filter without normalisation\n",
                  raw.c_str());
     return 2;
@@ -117,15 +134,25 @@ int main(int argc, char** argv) try {
     hashes[i] = bloomtool::hash_key(keys[i], mem.header.seed);
   const std::vector<uint64_t> one(hashes.begin(), hashes.begin() + 1);
 
-  std::vector<double> mem_runs;
+  // In-memory and mapped rounds alternate, so that the machine's drift (on the reference VM the
+  // in-memory queries alone took from 1.05 to 2.50 s within ten minutes) touches both alike.
+  std::vector<double> mem_runs, first_ratios;
   uint64_t mem_hits = 0;
+  MappedTimes mapped;
+  std::vector<double> first, second;
   for (int run = 0; run < 5; ++run) {
     t0 = Clock::now();
     mem_hits = query_all(mem, hashes);
     mem_runs.push_back(seconds_since(t0));
+    const MappedTimes m = time_mapped(raw, hashes, 1);
+    first.push_back(m.first);
+    second.push_back(m.second);
+    first_ratios.push_back(m.first / mem_runs.back());
+    mapped.hits = m.hits;
   }
   const double mem_s = median(mem_runs);
-  const MappedTimes mapped = time_mapped(raw, hashes);
+  mapped.first = median(first);
+  mapped.second = median(second);
   std::printf("file %s: m %llu bits, k %u, %zu keys queried, %llu may be present\n", raw.c_str(),
               static_cast<unsigned long long>(mem.header.m), static_cast<unsigned>(mem.header.k),
               keys.size(), static_cast<unsigned long long>(mem_hits));
@@ -136,6 +163,11 @@ int main(int argc, char** argv) try {
               mapped.first / mem_s);
   std::printf("| mapped, queries again (second pass) | %.3f | %.2f |\n", mapped.second,
               mapped.second / mem_s);
+  std::sort(first_ratios.begin(), first_ratios.end());
+  std::printf("first pass / in-memory, round by round: %.2f to %.2f (median %.2f)\n",
+              first_ratios.front(), first_ratios.back(), first_ratios[first_ratios.size() / 2]);
+  std::printf("page cache: %s; in-memory copy: %s\n", meminfo_line("FileHugePages").c_str(),
+              meminfo_line("AnonHugePages", "/proc/self/smaps_rollup").c_str());
   if (mapped.hits != mem_hits) {
     std::fprintf(stderr, "raw_query_bench: mapped answers differ (%llu vs %llu)\n",
                  static_cast<unsigned long long>(mapped.hits),

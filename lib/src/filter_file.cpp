@@ -31,6 +31,7 @@
 #include "bloomtool/raw_payload.h"
 #include "bloomtool/signature.h"
 #include "byte_order.h"
+#include "checksum.h"
 #include "mapped_file.h"
 
 namespace bloomtool {
@@ -487,7 +488,7 @@ FilterFileContents parse_filter_file(std::span<const uint8_t> bytes, const std::
   const auto stored = bytes.subspan(h.header_bytes, h.payload_stored_bytes);
   if (h.codec == PayloadCodec::kRawChunked) {
     RawPayloadView(bytes, h, path).verify_all();
-  } else if (XXH3_64bits(stored.data(), stored.size()) != h.payload_checksum) {
+  } else if (detail::checksum_bytes(stored.data(), stored.size()) != h.payload_checksum) {
     corrupt(path, "payload checksum mismatch");
   }
   if (h.codec == PayloadCodec::kZstd &&
@@ -531,7 +532,7 @@ void for_each_payload_chunk(const std::string& path, const FilterHeader& expecte
   const XxhState state = make_xxh_state();
   for (uint64_t at = 0; at < stored.size(); at += kStep) {
     const uint64_t n = std::min<uint64_t>(kStep, stored.size() - at);
-    XXH3_64bits_update(state.get(), stored.data() + at, n);
+    detail::checksum_update(state.get(), stored.data() + at, n);
     file.release(h.header_bytes + at, h.header_bytes + at + n);
   }
   if (XXH3_64bits_digest(state.get()) != h.payload_checksum)
@@ -601,21 +602,29 @@ std::vector<uint8_t> raw_file_head(FilterHeader& header, uint64_t raw_bytes, uin
   serialize_header(header);  // header_bytes does not depend on the values of the fields
   header.raw_payload_offset = raw_payload_offset_for(header.header_bytes, raw_bytes, chunk_bytes);
   header.payload_stored_bytes = header.raw_payload_offset - header.header_bytes + raw_bytes;
-  header.payload_checksum = XXH3_64bits(table.data(), table.size());
+  header.payload_checksum = detail::checksum_bytes(table.data(), table.size());
   std::vector<uint8_t> head = serialize_header(header);
   head.insert(head.end(), table.begin(), table.end());
   head.resize(static_cast<size_t>(header.raw_payload_offset), 0);
   return head;
 }
 
-// Hands the payload to `sink` as little-endian bytes, at most 1 MiB at a time.
+// Hands the payload to `sink` as little-endian bytes in pieces that end where the file offset
+// (the payload starting at `file_offset`) is a multiple of 2 MiB, so each piece fills one whole
+// 2 MiB-aligned stretch of the file but the first and the last. Written so, a file lands in the
+// page cache in 2 MiB folios (ext4 on Linux 6.18 picks the folio from the write's size and
+// alignment; 1 MiB writes at unaligned offsets left the file in 4 KiB pages), and a mapping of it
+// then takes one TLB entry per 2 MiB instead of one per 4 KiB: 1M queries against a mapped 4 GiB
+// filter ran 1.44x the in-memory time in 2 MiB folios, 3.39x in 4 KiB pages (PERFORMANCE.md).
 template <typename Sink>
-void emit_raw_words(std::span<const uint64_t> words, uint64_t raw_bytes, Sink&& sink) {
-  constexpr uint64_t kPiece = 1u << 20;
+void emit_raw_words(std::span<const uint64_t> words, uint64_t raw_bytes, uint64_t file_offset,
+                    Sink&& sink) {
+  constexpr uint64_t kPiece = uint64_t{2} << 20;
   std::vector<uint8_t> le_piece;
   const auto* bytes = reinterpret_cast<const uint8_t*>(words.data());
-  for (uint64_t at = 0; at < raw_bytes; at += kPiece) {
-    const size_t n = static_cast<size_t>(std::min(kPiece, raw_bytes - at));
+  for (uint64_t at = 0; at < raw_bytes;) {
+    const uint64_t to_boundary = kPiece - (file_offset + at) % kPiece;
+    const size_t n = static_cast<size_t>(std::min(to_boundary, raw_bytes - at));
     if constexpr (std::endian::native == std::endian::big) {
       le_piece.resize(n);
       for (size_t i = 0; i < n; i += 8) le::store<uint64_t>(&le_piece[i], words[(at + i) / 8]);
@@ -623,6 +632,7 @@ void emit_raw_words(std::span<const uint64_t> words, uint64_t raw_bytes, Sink&& 
     } else {
       sink(std::span<const uint8_t>(bytes + at, n));
     }
+    at += n;
   }
 }
 
@@ -638,13 +648,13 @@ std::vector<uint8_t> encode_filter_file(FilterHeader& header, std::span<const ui
   if (options.codec == PayloadCodec::kRawChunked) {
     const uint64_t chunk = chunk_bytes_of(options);
     out = raw_file_head(header, raw_bytes, chunk, raw_chunk_table(words, raw_bytes, chunk));
-    emit_raw_words(words, raw_bytes,
+    emit_raw_words(words, raw_bytes, out.size(),
                    [&](std::span<const uint8_t> b) { out.insert(out.end(), b.begin(), b.end()); });
   } else {
     std::vector<uint8_t> payload;
     const XxhState state = make_xxh_state();
     compress_payload(words, raw_bytes, [&](std::span<const uint8_t> chunk) {
-      XXH3_64bits_update(state.get(), chunk.data(), chunk.size());
+      detail::checksum_update(state.get(), chunk.data(), chunk.size());
       payload.insert(payload.end(), chunk.begin(), chunk.end());
     });
     header.payload_checksum = XXH3_64bits_digest(state.get());
@@ -683,8 +693,17 @@ uint64_t write_filter_file(const std::string& path, FilterHeader& header,
     const uint64_t chunk = chunk_bytes_of(options);
     std::vector<uint8_t> head =
         raw_file_head(header, raw_bytes, chunk, raw_chunk_table(words, raw_bytes, chunk));
-    file.write(head);
-    emit_raw_words(words, raw_bytes, [&](std::span<const uint8_t> b) { file.write(b); });
+    // The head goes out with the payload's first piece, in one write up to the first 2 MiB
+    // boundary (emit_raw_words).
+    const size_t head_bytes = head.size();
+    bool first = true;
+    emit_raw_words(words, raw_bytes, head_bytes, [&](std::span<const uint8_t> b) {
+      if (!first) return file.write(b);
+      first = false;
+      head.insert(head.end(), b.begin(), b.end());
+      file.write(head);
+      head.resize(head_bytes);
+    });
     if (options.signing_key != nullptr) {
       head.resize(static_cast<size_t>(header.header_bytes));
       sign_file_header(
@@ -706,7 +725,7 @@ uint64_t write_filter_file(const std::string& path, FilterHeader& header,
   const XxhState state = make_xxh_state();
   std::vector<uint8_t> pending;
   compress_payload(words, raw_bytes, [&](std::span<const uint8_t> chunk) {
-    XXH3_64bits_update(state.get(), chunk.data(), chunk.size());
+    detail::checksum_update(state.get(), chunk.data(), chunk.size());
     pending.insert(pending.end(), chunk.begin(), chunk.end());
     stored += chunk.size();
     if (pending.size() >= (1u << 20)) {

@@ -15,6 +15,7 @@
 
 #include "bloomtool/error.h"
 #include "byte_order.h"
+#include "checksum.h"
 #include "mapped_file.h"
 
 namespace bloomtool {
@@ -73,7 +74,7 @@ std::vector<uint8_t> raw_chunk_table(std::span<const uint64_t> words, uint64_t r
       for (size_t j = 0; j < n; j += 8) le::store<uint64_t>(&le_chunk[j], words[(at + j) / 8]);
       src = le_chunk.data();
     }
-    le::store<uint64_t>(&table[i * 8], XXH3_64bits(src, n));
+    le::store<uint64_t>(&table[i * 8], detail::checksum_bytes(src, n));
   }
   return table;
 }
@@ -92,7 +93,7 @@ RawPayloadView::RawPayloadView(std::span<const uint8_t> file, const FilterHeader
     corrupt(path_, "raw payload layout does not match the file");
   }
   table_ = file.subspan(h.header_bytes, chunks_ * 8);
-  if (XXH3_64bits(table_.data(), table_.size()) != h.payload_checksum)
+  if (detail::checksum_bytes(table_.data(), table_.size()) != h.payload_checksum)
     corrupt(path_, "chunk table checksum mismatch");
   const uint64_t pad_begin = h.header_bytes + chunks_ * 8;
   for (uint64_t i = pad_begin; i < payload_offset_; ++i) {
@@ -155,7 +156,8 @@ void RawPayloadView::check_chunk(uint64_t chunk) const {
   if (fd_ >= 0 &&
       verified_count_.load(std::memory_order_relaxed) * chunk_bytes_ < kPrivateReadBytes)
     read_into_mapping(at, n);
-  if (XXH3_64bits(payload_.data() + at, n) != le::load<uint64_t>(table_.data() + chunk * 8)) {
+  if (detail::checksum_bytes(payload_.data() + at, n) !=
+      le::load<uint64_t>(table_.data() + chunk * 8)) {
     corrupt(path_, "payload chunk " + std::to_string(chunk) + " at byte offset " +
                        std::to_string(payload_offset_ + at) + " (" + std::to_string(n) +
                        " bytes): checksum mismatch");

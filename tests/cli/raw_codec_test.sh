@@ -97,6 +97,45 @@ for c in 0 1 2 3; do
 done
 expect_eq "$failed" "1" "exactly the probed chunk fails the query"
 
+# The writer cuts a raw file at 2 MiB boundaries of the file offset (so the page cache can hold it
+# in 2 MiB folios and a mapping of it take 2 MiB pages): every write to the output but the last
+# ends on such a boundary. Checked for build, xor-build, merge and convert.
+if command -v strace >/dev/null; then
+  seq 1 300000 >big-keys.txt
+  "$BT" build -q -m 9MiB -k 3 -o nine.bf big-keys.txt
+  # check_writes DESCRIPTION CMD...: traces CMD's writes to the descriptor it opens for its output.
+  check_writes() {
+    local what=$1
+    shift
+    rm -f out.bf
+    strace -f -qq -e trace=openat,write -e signal=none -s 0 -o trace.txt "$@"
+    local fd ends
+    fd=$(sed -nE 's/.*openat\(.*"[^"]*\.out\.bf\.[^"]*".* += ([0-9]+)$/\1/p' trace.txt | tail -1)
+    ends=$(sed -nE "s/.* write\($fd, [^,]*, [0-9]+\) += ([0-9]+)$/\1/p" trace.txt |
+      awk '{ at += $1; print at }')
+    CHECKS=$((CHECKS + 1))
+    if [ -z "$fd" ] || [ "$(wc -l <<<"$ends")" -lt 3 ]; then
+      fail "$what: no writes to the output traced (fd '$fd')"
+      return
+    fi
+    expect_eq "$(tail -1 <<<"$ends")" "$(stat -c %s out.bf)" "$what: the writes add up to the file"
+    expect_eq "$(head -n -1 <<<"$ends" | awk '$1 % 2097152 != 0' | wc -l)" "0" \
+      "$what: every write but the last ends on a 2 MiB boundary ($(tr '\n' ' ' <<<"$ends"))"
+  }
+  check_writes "build --codec raw" "$BT" build -q -m 9MiB -k 3 --codec raw -o out.bf big-keys.txt
+  seq 1 2000000 >xor-keys.txt  # a 4.5 MB payload at 16 bits
+  check_writes "xor-build --codec raw" "$BT" xor-build -q -f 16 --codec raw -o out.bf xor-keys.txt
+  check_writes "merge --codec raw" "$BT" merge -q --codec raw -o out.bf nine.bf nine.bf
+  check_writes "convert --codec raw" "$BT" convert -q --codec raw nine.bf -o out.bf
+  "$BT" keygen -q -o signer
+  check_writes "build --codec raw --sign" "$BT" build -q -m 9MiB -k 3 --codec raw --sign signer.key \
+    -o out.bf big-keys.txt
+  run "$BT" query --trusted-key signer.pub out.bf <<<1
+  expect_eq "$RC $OUT" "0 1" "the signed raw file verifies"
+else
+  echo "raw_codec_test: strace not installed: the 2 MiB write pattern is not checked" >&2
+fi
+
 run "$BT" convert --codec lz4 z.bf -o keep.bf
 expect_rc 2 "unknown codec"
 expect_eq "$ERR" "bloomtool: --codec: unknown payload codec 'lz4' (expected zstd or raw)" "codec error"

@@ -1,0 +1,40 @@
+// XXH3-64 over large buffers: the payload checksum of zstd files, the raw chunk table and each raw
+// chunk's check. libxxhash built with its x86 dispatcher (Debian's is) also exports
+// XXH3_64bits_dispatch, which picks the widest vector unit of the CPU it runs on (AVX2 where the
+// portable build uses SSE2): the same value, 64 KiB chunks hashed 1.7x as fast on the reference
+// machine (docs/PERFORMANCE.md, "Raw payloads"). lib/CMakeLists.txt defines
+// BLOOMTOOL_XXH3_DISPATCH when the library links; elsewhere the portable functions are used.
+// Short inputs (keys, headers) keep XXH3_64bits: dispatching costs an indirect call.
+#pragma once
+
+#include <xxhash.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#ifdef BLOOMTOOL_XXH3_DISPATCH
+extern "C" {
+XXH64_hash_t XXH3_64bits_dispatch(const void* input, size_t len);
+XXH_errorcode XXH3_64bits_update_dispatch(XXH3_state_t* state, const void* input, size_t len);
+}
+#endif
+
+namespace bloomtool::detail {
+
+inline uint64_t checksum_bytes(const void* p, size_t n) noexcept {
+#ifdef BLOOMTOOL_XXH3_DISPATCH
+  return XXH3_64bits_dispatch(p, n);
+#else
+  return XXH3_64bits(p, n);
+#endif
+}
+
+inline void checksum_update(XXH3_state_t* state, const void* p, size_t n) noexcept {
+#ifdef BLOOMTOOL_XXH3_DISPATCH
+  XXH3_64bits_update_dispatch(state, p, n);
+#else
+  XXH3_64bits_update(state, p, n);
+#endif
+}
+
+}  // namespace bloomtool::detail
