@@ -125,11 +125,35 @@ unsigned useful_threads(size_t n, unsigned threads) {
   return n < kParallelMin ? 1 : std::clamp<unsigned>(threads, 1, 64);
 }
 
-// Scatters data[0, n) into scratch by the top `top_bits` bits, keeping the input order within a
-// group (thread t scatters the t-th slice of the input after the slices before it); returns the
-// start of each group in scratch (groups + 1 entries).
-std::vector<size_t> partition(const uint64_t* data, size_t n, uint64_t* scratch, int top_bits,
-                              unsigned threads) {
+// The hashes of several arrays seen as one: index i of the whole is in the first array that
+// reaches past it.
+class Concat {
+ public:
+  explicit Concat(std::span<const std::span<const uint64_t>> parts) : parts_(parts) {
+    for (const auto& p : parts) size_ += p.size();
+  }
+  size_t size() const noexcept { return size_; }
+  // Calls fn(pointer, count) for the pieces of [begin, end), in order.
+  template <typename Fn>
+  void for_range(size_t begin, size_t end, Fn&& fn) const {
+    size_t at = 0;
+    for (const auto& p : parts_) {
+      const size_t lo = std::max(begin, at), hi = std::min(end, at + p.size());
+      if (lo < hi) fn(p.data() + (lo - at), hi - lo);
+      at += p.size();
+    }
+  }
+
+ private:
+  std::span<const std::span<const uint64_t>> parts_;
+  size_t size_ = 0;
+};
+
+// Scatters the hashes of `in` into scratch by the top `top_bits` bits, keeping the input order
+// within a group (thread t scatters the t-th slice of the input after the slices before it);
+// returns the start of each group in scratch (groups + 1 entries).
+std::vector<size_t> partition(const Concat& in, uint64_t* scratch, int top_bits, unsigned threads) {
+  const size_t n = in.size();
   const int shift = 64 - top_bits;
   const size_t groups = size_t{1} << top_bits;
   std::vector<std::vector<size_t>> next(threads, std::vector<size_t>(groups, 0));
@@ -139,7 +163,9 @@ std::vector<size_t> partition(const uint64_t* data, size_t n, uint64_t* scratch,
   detail::run_threads(threads, [&](unsigned t) {
     const auto [begin, end] = slice(t);
     size_t* c = next[t].data();
-    for (size_t i = begin; i < end; ++i) ++c[data[i] >> shift];
+    in.for_range(begin, end, [&](const uint64_t* data, size_t len) {
+      for (size_t i = 0; i < len; ++i) ++c[data[i] >> shift];
+    });
   });
   std::vector<size_t> start(groups + 1, 0);
   size_t at = 0;
@@ -155,9 +181,20 @@ std::vector<size_t> partition(const uint64_t* data, size_t n, uint64_t* scratch,
   detail::run_threads(threads, [&](unsigned t) {
     const auto [begin, end] = slice(t);
     size_t* to = next[t].data();
-    for (size_t i = begin; i < end; ++i) scratch[to[data[i] >> shift]++] = data[i];
+    in.for_range(begin, end, [&](const uint64_t* data, size_t len) {
+      for (size_t i = 0; i < len; ++i) scratch[to[data[i] >> shift]++] = data[i];
+    });
   });
   return start;
+}
+
+// Copies the hashes of `in` to out[0, in.size()) (out may be the first array itself).
+void gather(const Concat& in, uint64_t* out) {
+  size_t at = 0;
+  in.for_range(0, in.size(), [&](const uint64_t* data, size_t len) {
+    if (data != out + at) std::memmove(out + at, data, len * sizeof(uint64_t));
+    at += len;
+  });
 }
 
 // Splits groups [0, G) into `threads` runs of about equal hash counts: run t is
@@ -182,12 +219,22 @@ int group_bits(size_t n) {
 }  // namespace
 
 size_t group_unique(uint64_t* data, size_t n, uint64_t* scratch, unsigned threads) {
+  const std::span<const uint64_t> whole(data, n);
+  return group_unique(std::span(&whole, 1), data, scratch, threads);
+}
+
+size_t group_unique(std::span<const std::span<const uint64_t>> parts, uint64_t* data,
+                    uint64_t* scratch, unsigned threads) {
+  const Concat in(parts);
+  const size_t n = in.size();
   if (n < kRadixMin) {
+    gather(in, data);
     std::sort(data, data + n);
     return static_cast<size_t>(std::unique(data, data + n) - data);
   }
   threads = useful_threads(n, threads);
-  const std::vector<size_t> start = partition(data, n, scratch, group_bits(n), threads);
+  // Every hash is in scratch once this returns, so data may be the first array itself.
+  const std::vector<size_t> start = partition(in, scratch, group_bits(n), threads);
   size_t largest = 0;
   for (size_t g = 0; g + 1 < start.size(); ++g)
     largest = std::max(largest, start[g + 1] - start[g]);
@@ -230,12 +277,21 @@ int group_top_bits(size_t n) {
 }
 
 void group_by_top_bits(uint64_t* data, size_t n, uint64_t* scratch, unsigned threads) {
+  const std::span<const uint64_t> whole(data, n);
+  group_by_top_bits(std::span(&whole, 1), data, scratch, threads);
+}
+
+void group_by_top_bits(std::span<const std::span<const uint64_t>> parts, uint64_t* data,
+                       uint64_t* scratch, unsigned threads) {
+  const Concat in(parts);
+  const size_t n = in.size();
   if (n < kRadixMin) {
+    gather(in, data);
     std::sort(data, data + n);
     return;
   }
   threads = useful_threads(n, threads);
-  partition(data, n, scratch, group_bits(n), threads);
+  partition(in, scratch, group_bits(n), threads);
   detail::run_threads(threads, [&](unsigned t) {
     const size_t begin = n / threads * t, end = t + 1 == threads ? n : n / threads * (t + 1);
     std::memcpy(data + begin, scratch + begin, (end - begin) * sizeof(uint64_t));

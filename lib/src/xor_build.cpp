@@ -29,6 +29,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <span>
 #include <type_traits>
@@ -374,24 +375,26 @@ bool try_seeds(std::span<const uint64_t> keys, XorParams& p, WordBuffer& words, 
   return false;
 }
 
-}  // namespace
-
-XorBuildResult build_xor_filter(std::span<uint64_t> all, const XorBuildOptions& options) {
+// Builds the filter of the hashes in `parts`, grouped (and de-duplicated) into out[0, input);
+// `grouped` runs once the parts have been read for the last time.
+XorBuildResult build_from_parts(std::span<const std::span<const uint64_t>> parts, uint64_t* out,
+                                uint64_t input, const XorBuildOptions& options,
+                                const std::function<void()>& grouped) {
   if (options.max_attempts == 0)
     throw Error(ErrorCode::kInvalidArgument, "construction needs at least one attempt");
   XorBuildResult r;
   PhaseClock clock(r);
-  const uint64_t input = all.size();
   // One arena serves de-duplication (n words of scratch) and then construction; sized for the
   // input count, an upper bound of the distinct count.
   const uint64_t most_slots = xor_params_for(options.layout, options.fingerprint_bits, input).slots;
   WordBuffer arena(std::max<uint64_t>(input, workspace_words<uint64_t>(most_slots)));
   Run run{std::max(options.threads, 1u), group_top_bits(input), clock};
-  if (options.assume_distinct) group_by_top_bits(all.data(), input, arena.data(), run.threads);
+  const std::span<const uint64_t> all(out, input);
+  if (options.assume_distinct) group_by_top_bits(parts, out, arena.data(), run.threads);
   const std::span<const uint64_t> hashes =
-      options.assume_distinct
-          ? all
-          : all.first(group_unique(all.data(), input, arena.data(), run.threads));
+      options.assume_distinct ? all
+                              : all.first(group_unique(parts, out, arena.data(), run.threads));
+  grouped();
   clock.lap(&XorPhaseTimes::group);
   r.duplicates = input - hashes.size();
   r.distinct = hashes.size();
@@ -409,6 +412,29 @@ XorBuildResult build_xor_filter(std::span<uint64_t> all, const XorBuildOptions& 
   }
   r.filter = std::make_unique<XorFilter>(p, std::move(words));
   return r;
+}
+
+}  // namespace
+
+XorBuildResult build_xor_filter(std::span<uint64_t> all, const XorBuildOptions& options) {
+  const std::span<const uint64_t> whole(all);
+  return build_from_parts(std::span(&whole, 1), all.data(), all.size(), options, [] {});
+}
+
+XorBuildResult build_xor_filter(std::vector<WordBuffer>& parts, std::span<const size_t> counts,
+                                const XorBuildOptions& options) {
+  if (parts.empty() || counts.size() != parts.size())
+    throw Error(ErrorCode::kInvalidArgument, "build_xor_filter: one count per buffer");
+  uint64_t input = 0;
+  for (const size_t c : counts) input += c;
+  // The first buffer grows to hold every hash (in place or by moving pages: nothing is copied);
+  // grouping reads the others where they are and frees them as soon as it is done.
+  if (parts[0].size() < input) parts[0].resize(input);
+  std::vector<std::span<const uint64_t>> spans;
+  for (size_t i = 0; i < parts.size(); ++i) spans.emplace_back(parts[i].data(), counts[i]);
+  return build_from_parts(spans, parts[0].data(), input, options, [&] {
+    for (size_t i = 1; i < parts.size(); ++i) parts[i] = WordBuffer();
+  });
 }
 
 XorBuildResult build_xor_filter(std::vector<uint64_t>& hashes, const XorBuildOptions& options) {

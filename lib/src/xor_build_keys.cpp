@@ -1,6 +1,7 @@
 // Xor and binary fuse filters from a key stream: each thread appends its batches' hashes to its
 // own mapped buffer (together the same set, in an order that does not change the filter); the
-// buffers are joined and handed to build_xor_filter, which runs on as many threads as the stream.
+// buffers go to build_xor_filter as they are (grouping reads them in place, so they are never
+// joined into one array), which runs on as many threads as the stream.
 #include <algorithm>
 
 #include "bloomtool/word_buffer.h"
@@ -34,16 +35,10 @@ XorBuild build_xor(KeyStream& keys, const XorBuildOptions& options,
   r.input = keys.for_each([&](const HashedBatch& b) {
     append(parts[b.thread], used[b.thread], b.hashes.data(), b.hashes.size());
   });
-  WordBuffer hashes = std::move(parts[0]);
-  size_t count = used[0];
-  for (size_t t = 1; t < parts.size(); ++t) {
-    append(hashes, count, parts[t].data(), used[t]);
-    parts[t] = WordBuffer();
-  }
   XorBuildOptions o = options;
   o.threads = threads;
-  r.built = build_xor_filter(std::span<uint64_t>(hashes.data(), count), o);
-  hashes = WordBuffer();
+  r.built = build_xor_filter(parts, used, o);
+  parts.clear();
   const XorParams& p = r.built.filter->params();
   BuildFacts facts;
   facts.kind = xor_filter_kind(options.layout);

@@ -68,3 +68,33 @@ TEST_CASE("group_unique below 8,192 hashes sorts", "[sort]") {
   CHECK(group_unique(&one, 1, &spare) == 1);
   CHECK(one == 7);
 }
+
+TEST_CASE("group_unique over several arrays equals it over their concatenation", "[sort]") {
+  for (const uint64_t n : {5000u, 120000u, 400000u}) {  // sorted, one thread, several threads
+    std::vector<uint64_t> v;
+    for (uint64_t i = 0; i < n; ++i) v.push_back(mix64(i % (n - n / 5)));
+    std::vector<uint64_t> whole = v, scratch(n);
+    const size_t want = group_unique(whole.data(), n, scratch.data(), 2);
+    for (const bool by_bits : {false, true}) {
+      INFO("n " << n << " group_by_top_bits " << by_bits);
+      // The first part lives at the front of the output array, as xor-build's first buffer does.
+      std::vector<uint64_t> out(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n / 7));
+      out.resize(n);
+      const std::vector<uint64_t> second(v.begin() + static_cast<std::ptrdiff_t>(n / 7),
+                                         v.begin() + static_cast<std::ptrdiff_t>(n / 2));
+      const std::vector<uint64_t> third(v.begin() + static_cast<std::ptrdiff_t>(n / 2), v.end());
+      const std::span<const uint64_t> parts[] = {{out.data(), n / 7}, {}, second, third};
+      if (by_bits) {
+        std::vector<uint64_t> ref = v;
+        group_by_top_bits(ref.data(), n, scratch.data(), 2);
+        group_by_top_bits(parts, out.data(), scratch.data(), 2);
+        CHECK(out == ref);
+      } else {
+        const size_t kept = group_unique(parts, out.data(), scratch.data(), 2);
+        REQUIRE(kept == want);
+        CHECK(std::equal(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(kept),
+                         whole.begin()));
+      }
+    }
+  }
+}

@@ -3,9 +3,11 @@
 // computed with the single-threaded code of commit 80ea933 (files must not change).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <vector>
 
 #include "bloomtool/hash.h"
+#include "bloomtool/word_buffer.h"
 #include "bloomtool/xor_filter.h"
 
 using namespace bloomtool;
@@ -98,4 +100,47 @@ TEST_CASE("xor construction: phase times are filled in", "[xor]") {
   CHECK(r.wall.peel > 0);
   CHECK(r.wall.assign > 0);
   CHECK(r.cpu.peel > 0);
+}
+
+TEST_CASE("xor construction: hashes in several buffers give the same bytes", "[xor]") {
+  // Cut at uneven places, an empty buffer among them; with and without assume_distinct, on one
+  // thread and two; the first buffer ends up with the distinct hashes, the others are freed.
+  for (const Case& c : kCases) {
+    if (c.layout != XorLayout::kFuse) continue;
+    for (const bool distinct : {false, true}) {
+      std::vector<uint64_t> input = keys_with_repeats(c.n);
+      if (distinct) input.resize(c.n);
+      const size_t cuts[] = {0, input.size() / 3, input.size() / 3, input.size() * 5 / 6,
+                             input.size()};
+      for (const unsigned threads : {1u, 2u}) {
+        INFO("n " << c.n << " fuse" << c.bits << " distinct " << distinct << " threads "
+                  << threads);
+        std::vector<WordBuffer> parts;
+        std::vector<size_t> counts;
+        for (size_t i = 0; i + 1 < std::size(cuts); ++i) {
+          const size_t len = cuts[i + 1] - cuts[i];
+          parts.emplace_back(len + 3);  // spare room, as a growing buffer has
+          std::copy(input.begin() + static_cast<std::ptrdiff_t>(cuts[i]),
+                    input.begin() + static_cast<std::ptrdiff_t>(cuts[i + 1]), parts.back().data());
+          counts.push_back(len);
+        }
+        XorBuildOptions o;
+        o.fingerprint_bits = c.bits;
+        o.threads = threads;
+        o.assume_distinct = distinct;
+        const XorBuildResult r = build_xor_filter(parts, counts, o);
+        CHECK(r.distinct == c.n);
+        CHECK(r.duplicates == (distinct ? 0 : c.n / 10));
+        CHECK(digest(*r.filter) == c.digest);
+        for (size_t i = 1; i < parts.size(); ++i) CHECK(parts[i].size() == 0);
+        // The distinct hashes, at the front of the first buffer.
+        std::vector<uint64_t> got(parts[0].data(), parts[0].data() + r.distinct);
+        std::vector<uint64_t> want(input);
+        std::sort(got.begin(), got.end());
+        std::sort(want.begin(), want.end());
+        want.erase(std::unique(want.begin(), want.end()), want.end());
+        CHECK(got == want);
+      }
+    }
+  }
 }

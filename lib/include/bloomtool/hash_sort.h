@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace bloomtool {
@@ -21,10 +22,18 @@ void sort_unique(std::vector<uint64_t>& hashes);
 // is the same for any count.
 size_t group_unique(uint64_t* data, size_t n, uint64_t* scratch, unsigned threads = 1);
 
+// The same over the hashes of several arrays (`parts`, taken one after another): the distinct
+// hashes go to data[0, count), which must hold all the parts' hashes and may be the first part's
+// own array (nothing is joined first). `scratch` must hold as many words.
+size_t group_unique(std::span<const std::span<const uint64_t>> parts, uint64_t* data,
+                    uint64_t* scratch, unsigned threads = 1);
+
 // The same grouping without removing repeats (for hashes known to be distinct): data[0, n) ends
 // up grouped by the same top bits, in order of appearance within a group (below 8,192 hashes:
 // sorted).
 void group_by_top_bits(uint64_t* data, size_t n, uint64_t* scratch, unsigned threads = 1);
+void group_by_top_bits(std::span<const std::span<const uint64_t>> parts, uint64_t* data,
+                       uint64_t* scratch, unsigned threads = 1);
 
 // The number of top bits the two functions above group n hashes by (from 8,192 hashes on; below
 // that they sort, which groups by any number of bits).

@@ -118,4 +118,11 @@ XorBuildResult build_xor_filter(std::span<uint64_t> hashes, const XorBuildOption
 // The same for a vector, which is then resized to the distinct hashes.
 XorBuildResult build_xor_filter(std::vector<uint64_t>& hashes, const XorBuildOptions& options);
 
+// The same for hashes held in several buffers, parts[i] holding counts[i] of them (a key
+// stream's threads each fill one): they are never joined into one array first. The first buffer
+// grows to hold them all and ends up with the distinct hashes at its front; the others are freed
+// once grouping has read them, before construction needs its memory.
+XorBuildResult build_xor_filter(std::vector<WordBuffer>& parts, std::span<const size_t> counts,
+                                const XorBuildOptions& options);
+
 }  // namespace bloomtool
