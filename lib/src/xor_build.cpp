@@ -20,8 +20,9 @@
 // so the counting pass walks the array front to back; peeling and assignment read only the slot
 // arrays. The measurements behind these choices are in bench/xor_build_bench.sh's notes.
 //
-// Threads: grouping and de-duplication (hash_sort.cpp) and the binary fuse counting pass run on
-// options.threads; peeling and assignment run on the calling thread. The peeling order decides
+// Threads: grouping and de-duplication (hash_sort.cpp), the binary fuse counting pass and the scan
+// for the first free slots run on options.threads; peeling and assignment run on the calling
+// thread. The peeling order decides
 // the fingerprints, so it must not depend on the thread count (files are byte-identical for any
 // count); counts and xors do not depend on the order keys are added in.
 #include <fmt/format.h>
@@ -235,6 +236,57 @@ bool count_all(std::span<const uint64_t> keys, const Mapping& map, Workspace<Ind
   return false;
 }
 
+// Fills the queue with the slots touched by one key, in ascending order from order[slots - 1]
+// down (the queue pops the highest first), and returns where it starts. A large array is scanned
+// on all threads, each over one range of slots: a thread writes what it finds to the front of its
+// own range of the order array (nothing is there yet, and a range holds at least as many entries
+// as it has free slots), then copies its finds to their place in the queue, which is the same
+// as one thread's scan would give (the order decides the file's bytes).
+template <typename Index>
+uint64_t initial_queue(Workspace<Index>& w, unsigned threads) {
+  const uint64_t slots = w.slots;
+  Index* order = w.order;
+  if (threads <= 1 || slots < (uint64_t{1} << 20)) {
+    uint64_t top = slots;
+    for (uint64_t p = 0; p < slots; ++p) {
+      if (w.count(p) >> 2 == 1) order[--top] = static_cast<Index>(p);
+    }
+    return top;
+  }
+  auto begin = [&](unsigned t) { return slots * t / threads; };
+  std::vector<uint64_t> found(threads, 0);
+  detail::run_threads(threads, [&](unsigned t) {
+    Index* out = order + begin(t);
+    uint64_t c = 0;
+    for (uint64_t p = begin(t); p < begin(t + 1); ++p) {
+      out[c] = static_cast<Index>(p);  // at or below order[p]: never ahead of the scan
+      c += w.count(p) >> 2 == 1;
+    }
+    found[t] = c;
+  });
+  std::vector<uint64_t> before(threads + 1, 0);
+  for (unsigned t = 0; t < threads; ++t) before[t + 1] = before[t] + found[t];
+  const uint64_t top = slots - before[threads];
+  // The j-th find of range t goes to order[slots - 1 - (before[t] + j)]. If that part of the
+  // array meets what some range found (only when most slots are free), copy through a buffer.
+  bool meets = false;
+  for (unsigned t = 0; t < threads; ++t) meets |= begin(t) + found[t] > top;
+  if (meets) {
+    std::vector<Index> all;
+    all.reserve(before[threads]);
+    for (unsigned t = 0; t < threads; ++t)
+      all.insert(all.end(), order + begin(t), order + begin(t) + found[t]);
+    for (uint64_t k = 0; k < all.size(); ++k) order[slots - 1 - k] = all[k];
+    return top;
+  }
+  detail::run_threads(threads, [&](unsigned t) {
+    const Index* from = order + begin(t);
+    Index* to = order + (slots - 1 - before[t]);
+    for (uint64_t j = 0; j < found[t]; ++j) *(to - j) = from[j];
+  });
+  return top;
+}
+
 // One attempt. On success the stack order[0, n) holds each key's free slot in peeling order and
 // hash_xor(slot) is that key's hash.
 template <typename Index, typename Mapping>
@@ -247,10 +299,7 @@ bool peel(std::span<const uint64_t> keys, const Mapping& map, Workspace<Index>& 
   run.clock.lap(&XorPhaseTimes::count);
   if (saturated) return false;  // a slot shared by 2^30 - 1 keys: the count would wrap
 
-  uint64_t top = slots;
-  for (uint64_t p = 0; p < slots; ++p) {
-    if (w.count(p) >> 2 == 1) order[--top] = static_cast<Index>(p);
-  }
+  uint64_t top = initial_queue(w, run.threads);
   uint64_t peeled = 0;
   uint64_t batch[kBatch];
   Slots batch_slots[kBatch];

@@ -144,3 +144,24 @@ TEST_CASE("xor construction: hashes in several buffers give the same bytes", "[x
     }
   }
 }
+
+TEST_CASE("xor construction: the initial queue scanned on several threads", "[xor]") {
+  // From 2^20 slots the queue of free slots is filled by all threads. With 2 threads each
+  // range's finds are copied straight to their place; with 8 the last ranges' finds lie where
+  // the queue goes, so they are copied through a buffer. Both must give one thread's bytes.
+  for (const XorLayout layout : {XorLayout::kFuse, XorLayout::kXor}) {
+    const std::vector<uint64_t> input = keys_with_repeats(1000000);
+    uint64_t want = 0;
+    for (const unsigned threads : {1u, 2u, 8u}) {
+      INFO("layout " << xor_layout_name(layout) << " threads " << threads);
+      std::vector<uint64_t> h = input;
+      XorBuildOptions o;
+      o.layout = layout;
+      o.threads = threads;
+      const XorBuildResult r = build_xor_filter(h, o);
+      REQUIRE(r.filter->params().slots >= (uint64_t{1} << 20));
+      if (threads == 1) want = digest(*r.filter);
+      CHECK(digest(*r.filter) == want);
+    }
+  }
+}
