@@ -268,7 +268,9 @@ uint64_t initial_queue(Workspace<Index>& w, unsigned threads) {
   for (unsigned t = 0; t < threads; ++t) before[t + 1] = before[t] + found[t];
   const uint64_t top = slots - before[threads];
   // The j-th find of range t goes to order[slots - 1 - (before[t] + j)]. If that part of the
-  // array meets what some range found (only when most slots are free), copy through a buffer.
+  // array meets what some range found (the last ranges' finds, from about 5 threads on at the
+  // usual fifth of slots free), the copies would overwrite finds not yet copied: they go through
+  // a buffer instead (a second scan would cost more than the buffer).
   bool meets = false;
   for (unsigned t = 0; t < threads; ++t) meets |= begin(t) + found[t] > top;
   if (meets) {
