@@ -1,10 +1,11 @@
 // XXH3-64 over large buffers: the payload checksum of zstd files, the raw chunk table and each raw
 // chunk's check. libxxhash built with its x86 dispatcher (Debian's is) also exports
 // XXH3_64bits_dispatch, which picks the widest vector unit of the CPU it runs on (AVX2 where the
-// portable build uses SSE2): the same value, 64 KiB chunks hashed 1.7x as fast on the reference
-// machine (docs/PERFORMANCE.md, "Raw payloads"). lib/CMakeLists.txt defines
-// BLOOMTOOL_XXH3_DISPATCH when the library links; elsewhere the portable functions are used.
-// Short inputs (keys, headers) keep XXH3_64bits: dispatching costs an indirect call.
+// portable build uses SSE2): the same value, 64 KiB chunks hashed 1.5-1.7x as fast on the
+// reference machine (bench/checksum_bench; docs/PERFORMANCE.md, "Raw payloads").
+// lib/CMakeLists.txt defines BLOOMTOOL_XXH3_DISPATCH when the library's header compiles and its
+// symbol links; elsewhere the portable functions are used. Short inputs (keys, headers) keep
+// XXH3_64bits: dispatching costs an indirect call.
 #pragma once
 
 #include <xxhash.h>
@@ -13,10 +14,9 @@
 #include <cstdint>
 
 #ifdef BLOOMTOOL_XXH3_DISPATCH
-extern "C" {
-XXH64_hash_t XXH3_64bits_dispatch(const void* input, size_t len);
-XXH_errorcode XXH3_64bits_update_dispatch(XXH3_state_t* state, const void* input, size_t len);
-}
+// The library's declarations, without its macros that would send every XXH3_64bits call here.
+#define XXH_DISPATCH_DISABLE_REPLACE
+#include <xxh_x86dispatch.h>
 #endif
 
 namespace bloomtool::detail {
