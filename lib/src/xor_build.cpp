@@ -8,14 +8,13 @@
 // backwards and gives each key's free slot the value that makes the xor of its three slots equal
 // its fingerprint; later keys never touch the slots of keys assigned before them.
 //
-// Memory per slot: a 12-byte record (the xor of hashes, then a 32-bit count word) and one slot
-// number in an array holding both the queue of free slots (growing down from the end) and the
-// stack of peeled slots (growing up from the start): stack and queue hold distinct slots, each
-// pushed at most once, so they never meet. With 32-bit slot numbers that is 16 bytes per slot,
-// about 26 bytes per key with the 8-byte hashes and the fingerprints. Records are packed rather
-// than split into a count array and a hash array so that touching a slot usually misses the cache
-// once, not twice (a record straddles two cache lines one time in eight); 12 bytes keep the
-// address a shift and an add away, where seven records per cache line would cost a division.
+// Memory per slot: a 9-byte record (the xor of hashes, then a one-byte count word; see Workspace)
+// and one slot number in an array holding both the queue of free slots (growing down from the
+// end) and the stack of peeled slots (growing up from the start): stack and queue hold distinct
+// slots, each pushed at most once, so they never meet. With 32-bit slot numbers that is 13 bytes
+// per slot, about 24 bytes per key with the 8-byte hashes and the fingerprints. Records are packed
+// rather than split into a count array and a hash array so that touching a slot usually misses
+// the cache once, not twice (a record straddles two cache lines about one time in seven).
 // Keys arrive grouped by their top bits, and the first slot of a fuse key follows the hash order,
 // so the counting pass walks the array front to back; peeling and assignment read only the slot
 // arrays. The measurements behind these choices are in bench/xor_build_bench.sh's notes.
@@ -26,11 +25,13 @@
 // the fingerprints, so it must not depend on the thread count (files are byte-identical for any
 // count); counts and xors do not depend on the order keys are added in.
 #include <fmt/format.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <span>
 #include <type_traits>
@@ -88,55 +89,73 @@ struct Run {
   PhaseClock& clock;
 };
 
-// Words of working memory for `slots` slots: the slot records, then the queue/stack array.
+// Words of working memory for `slots` slots, records of `record_bytes`: the slot records, then
+// the queue/stack array.
 template <typename Index>
-uint64_t workspace_words(uint64_t slots) {
-  return (slots * 12 + 7) / 8 + ((slots + 1) * sizeof(Index) + 7) / 8;
+uint64_t workspace_words(uint64_t slots, uint64_t record_bytes) {
+  return (slots * record_bytes + 7) / 8 + ((slots + 1) * sizeof(Index) + 7) / 8;
 }
 
 // The working arrays, carved from one WordBuffer (64-byte aligned, huge pages when large) that
 // first served as the scratch array of de-duplication, so its pages are already mapped.
-template <typename Index>
+//
+// A slot record holds the xor of the hashes of the keys touching the slot (8 bytes), then their
+// count word: four times their number plus the xor of their slot numbers j. Narrow records (9
+// bytes) have a one-byte count word, which would wrap at 64 keys in one slot; random keys never
+// put a tenth of that in one slot, but crafted hashes can, and an attempt whose counts reach 63
+// is run again with wide records (12 bytes, a 32-bit count word), so the outcome is the same as
+// with wide records throughout. Either way the address is a shift and an add away.
+template <typename IndexT, bool kWide>
 struct Workspace {
+  using Index = IndexT;
+  using Count = std::conditional_t<kWide, uint32_t, uint8_t>;
+  static constexpr uint64_t kRecordBytes = 8 + sizeof(Count);
+  // A count word this high could wrap with one more key.
+  static constexpr uint32_t kCountFull = kWide ? 0xFFFFFFFC : 0xFC;
+
   Workspace(uint64_t* arena, uint64_t slots)
       : records(reinterpret_cast<uint8_t*>(arena)),
-        order(reinterpret_cast<Index*>(arena + (slots * 12 + 7) / 8)),
+        order(reinterpret_cast<Index*>(arena + (slots * kRecordBytes + 7) / 8)),
         slots(slots) {}
-  uint8_t* records;  // slot p: bytes [12p, 12p + 8) hash xor, [12p + 8, 12p + 12) count word
+  uint8_t* records;  // slot p: bytes [rp, rp + 8) hash xor, then the count word (r: kRecordBytes)
   Index* order;      // [0, peeled): stack of slots; [top, slots): queue; [slots]: spare
   uint64_t slots;
 
   uint64_t hash_xor(uint64_t p) const noexcept {
     uint64_t h;
-    std::memcpy(&h, records + 12 * p, 8);
+    std::memcpy(&h, records + kRecordBytes * p, 8);
     return h;
   }
-  void set_hash_xor(uint64_t p, uint64_t h) noexcept { std::memcpy(records + 12 * p, &h, 8); }
+  void set_hash_xor(uint64_t p, uint64_t h) noexcept {
+    std::memcpy(records + kRecordBytes * p, &h, 8);
+  }
   uint32_t count(uint64_t p) const noexcept {
-    uint32_t c;
-    std::memcpy(&c, records + 12 * p + 8, 4);
+    Count c;
+    std::memcpy(&c, records + kRecordBytes * p + 8, sizeof c);
     return c;
   }
-  void set_count(uint64_t p, uint32_t c) noexcept { std::memcpy(records + 12 * p + 8, &c, 4); }
-  void prefetch(uint64_t p) const noexcept {
-    __builtin_prefetch(records + 12 * p, 1, 3);
-    __builtin_prefetch(records + 12 * p + 11, 1, 3);
+  void set_count(uint64_t p, uint32_t c) noexcept {
+    const auto v = static_cast<Count>(c);
+    std::memcpy(records + kRecordBytes * p + 8, &v, sizeof v);
   }
-  void clear() noexcept { std::memset(records, 0, slots * 12); }
+  void prefetch(uint64_t p) const noexcept {
+    __builtin_prefetch(records + kRecordBytes * p, 1, 3);
+    __builtin_prefetch(records + kRecordBytes * p + kRecordBytes - 1, 1, 3);
+  }
+  void clear() noexcept { std::memset(records, 0, slots * kRecordBytes); }
 };
 
 // Adds (delta 4) or removes (delta -4) a key with hash h at slot p, the key's slot number j (0, 1
 // or 2). The count word holds four times the number of keys touching the slot plus the xor of
 // their slot numbers j, so when one key is left, the low two bits say which of its slots this is.
-template <typename Index>
-inline void touch(Workspace<Index>& w, uint64_t p, uint32_t j, uint64_t h,
-                  uint32_t delta) noexcept {
+template <typename W>
+inline void touch(W& w, uint64_t p, uint32_t j, uint64_t h, uint32_t delta) noexcept {
   w.set_hash_xor(p, w.hash_xor(p) ^ h);
   w.set_count(p, (w.count(p) + delta) ^ j);
 }
 
 // The counting pass over the keys whose first slot lies in [p0_lo, p0_hi) (the others are
-// skipped); true if some slot's count could wrap (2^30 - 1 keys in one slot).
+// skipped); true if some slot's count could wrap (63 keys in one slot).
 //
 // The slots of a key lie up to two segments apart, more than the L2 cache holds, so both passes
 // work a few keys ahead of themselves: the counting pass computes the slots of key i + kAhead and
@@ -145,9 +164,9 @@ inline void touch(Workspace<Index>& w, uint64_t p, uint32_t j, uint64_t h,
 // of the batch). Removal does not branch on which slot is free or on whether a slot becomes
 // free: the count word names the free slot, and a slot is always written above the queue and
 // counted in only when it became free.
-template <typename Index, typename Mapping>
-bool count_keys(std::span<const uint64_t> keys, const Mapping& map, Workspace<Index>& w,
-                uint64_t p0_lo = 0, uint64_t p0_hi = UINT64_MAX) {
+template <typename W, typename Mapping>
+bool count_keys(std::span<const uint64_t> keys, const Mapping& map, W& w, uint64_t p0_lo = 0,
+                uint64_t p0_hi = UINT64_MAX) {
   constexpr size_t kAhead = 16;
   const size_t n = keys.size();
   const uint64_t width = p0_hi - p0_lo;
@@ -165,7 +184,7 @@ bool count_keys(std::span<const uint64_t> keys, const Mapping& map, Workspace<In
     const uint64_t h = keys[i];
     uint8_t j = 0;
     for (const uint64_t p : {s.p0, s.p1, s.p2}) {
-      saturated |= static_cast<uint8_t>(w.count(p) >= 0xFFFFFFFC);
+      saturated |= static_cast<uint8_t>(w.count(p) >= W::kCountFull);
       touch(w, p, j++, h, 4);
     }
   }
@@ -179,9 +198,9 @@ bool count_keys(std::span<const uint64_t> keys, const Mapping& map, Workspace<In
 // the calling thread. Counts and xors do not depend on the order keys are added in, so the result
 // is the same as on one thread. Keys are grouped by their top `group_bits` bits (hash_sort.h), so
 // the keys of a zone are found by binary search.
-template <typename Index, typename Mapping>
-bool count_all(std::span<const uint64_t> keys, const Mapping& map, Workspace<Index>& w,
-               unsigned threads, int group_bits) {
+template <typename W, typename Mapping>
+bool count_all(std::span<const uint64_t> keys, const Mapping& map, W& w, unsigned threads,
+               int group_bits) {
   constexpr bool kFuse = std::is_same_v<Mapping, detail::FuseMapping>;
   uint64_t segments = 0;
   if constexpr (kFuse) segments = map.span / map.segment_length;
@@ -225,7 +244,8 @@ bool count_all(std::span<const uint64_t> keys, const Mapping& map, Workspace<Ind
     detail::run_threads(threads, [&](unsigned t) {
       const uint64_t lo = zone(t), hi = zone(t + 1);
       const uint64_t clear_end = (t + 1 == threads ? segments + 2 : hi) * length;
-      std::memset(w.records + 12 * lo * length, 0, 12 * (clear_end - lo * length));
+      std::memset(w.records + W::kRecordBytes * lo * length, 0,
+                  W::kRecordBytes * (clear_end - lo * length));
       saturated[t] = count_segments(lo, t + 1 == threads ? hi : hi - 2);
     });
     bool any = false;
@@ -242,8 +262,9 @@ bool count_all(std::span<const uint64_t> keys, const Mapping& map, Workspace<Ind
 // own range of the order array (nothing is there yet, and a range holds at least as many entries
 // as it has free slots), then copies its finds to their place in the queue, which is the same
 // as one thread's scan would give (the order decides the file's bytes).
-template <typename Index>
-uint64_t initial_queue(Workspace<Index>& w, unsigned threads) {
+template <typename W>
+uint64_t initial_queue(W& w, unsigned threads) {
+  using Index = typename W::Index;
   const uint64_t slots = w.slots;
   Index* order = w.order;
   if (threads <= 1 || slots < (uint64_t{1} << 20)) {
@@ -289,17 +310,24 @@ uint64_t initial_queue(Workspace<Index>& w, unsigned threads) {
   return top;
 }
 
+enum class Peel {
+  kDone,   // every key peeled
+  kStuck,  // some keys could not be peeled with this seed
+  kFull,   // some slot's count word could wrap: not tried
+};
+
 // One attempt. On success the stack order[0, n) holds each key's free slot in peeling order and
 // hash_xor(slot) is that key's hash.
-template <typename Index, typename Mapping>
-bool peel(std::span<const uint64_t> keys, const Mapping& map, Workspace<Index>& w, Run& run) {
+template <typename W, typename Mapping>
+Peel peel(std::span<const uint64_t> keys, const Mapping& map, W& w, Run& run) {
+  using Index = typename W::Index;
   constexpr size_t kBatch = 16;
   const uint64_t slots = w.slots;
   Index* order = w.order;
   const size_t n = keys.size();
   const bool saturated = count_all(keys, map, w, run.threads, run.group_bits);
   run.clock.lap(&XorPhaseTimes::count);
-  if (saturated) return false;  // a slot shared by 2^30 - 1 keys: the count would wrap
+  if (saturated) return Peel::kFull;
 
   uint64_t top = initial_queue(w, run.threads);
   uint64_t peeled = 0;
@@ -342,13 +370,13 @@ bool peel(std::span<const uint64_t> keys, const Mapping& map, Workspace<Index>& 
     }
   }
   run.clock.lap(&XorPhaseTimes::peel);
-  return peeled == n;
+  return peeled == n ? Peel::kDone : Peel::kStuck;
 }
 
 // Assignment walks the stack backwards. The slot record of key k - kFar is prefetched, and the
 // fingerprint slots of key k - kNear are computed and prefetched, before key k is assigned.
-template <typename Fp, typename Index, typename Mapping>
-void assign(uint64_t n, const Mapping& map, uint8_t* f, const Workspace<Index>& w) {
+template <typename Fp, typename W, typename Mapping>
+void assign(uint64_t n, const Mapping& map, uint8_t* f, const W& w) {
   constexpr uint64_t kFar = 32;
   constexpr uint64_t kNear = 8;
   struct Pending {
@@ -379,10 +407,11 @@ void assign(uint64_t n, const Mapping& map, uint8_t* f, const Workspace<Index>& 
 }
 
 // Peels with one mapping and, if that works, assigns the fingerprints.
-template <typename Index, typename Mapping>
-bool attempt(std::span<const uint64_t> keys, const Mapping& map, uint32_t fingerprint_bits,
-             WordBuffer& words, Workspace<Index>& w, Run& run) {
-  if (!peel(keys, map, w, run)) return false;
+template <typename W, typename Mapping>
+Peel attempt(std::span<const uint64_t> keys, const Mapping& map, uint32_t fingerprint_bits,
+             WordBuffer& words, W& w, Run& run) {
+  const Peel r = peel(keys, map, w, run);
+  if (r != Peel::kDone) return r;
   auto* f = reinterpret_cast<uint8_t*>(words.data());
   std::memset(f, 0, words.size() * 8);
   if (fingerprint_bits == 8)
@@ -390,13 +419,20 @@ bool attempt(std::span<const uint64_t> keys, const Mapping& map, uint32_t finger
   else
     assign<uint16_t>(keys.size(), map, f, w);
   run.clock.lap(&XorPhaseTimes::assign);
-  return true;
+  return r;
 }
 
 template <typename Index>
 bool try_seeds(std::span<const uint64_t> keys, XorParams& p, WordBuffer& words, WordBuffer& arena,
                uint32_t max_attempts, uint32_t& attempts, Run& run) {
-  Workspace<Index> w(arena.data(), p.slots);
+  Workspace<Index, false> narrow(arena.data(), p.slots);
+  Workspace<Index, true> wide(arena.data(), p.slots);
+  // Narrow records first; the same seed again with wide ones if a count could wrap.
+  auto peel_and_assign = [&](const auto& map) {
+    Peel r = attempt(keys, map, p.fingerprint_bits, words, narrow, run);
+    if (r == Peel::kFull) r = attempt(keys, map, p.fingerprint_bits, words, wide, run);
+    return r == Peel::kDone;
+  };
   const uint64_t length = p.segment_length, count = p.segment_count;
   for (uint32_t a = 0; a < max_attempts; ++a) {
     p.seed = attempt_seed(a);
@@ -414,16 +450,64 @@ bool try_seeds(std::span<const uint64_t> keys, XorParams& p, WordBuffer& words, 
         p.segment_length = halve ? length / 2 : length;
         p.segment_count = halve ? 2 * count + 2 : count;
       }
-      const detail::FuseMapping map{p.seed, p.segment_length, p.segment_count * p.segment_length};
-      ok = attempt(keys, map, p.fingerprint_bits, words, w, run);
+      ok = peel_and_assign(
+          detail::FuseMapping{p.seed, p.segment_length, p.segment_count * p.segment_length});
     } else {
-      const detail::XorMapping map{p.seed, p.segment_length};
-      ok = attempt(keys, map, p.fingerprint_bits, words, w, run);
+      ok = peel_and_assign(detail::XorMapping{p.seed, p.segment_length});
     }
     if (ok) return true;
   }
   std::memset(words.data(), 0, words.size() * 8);
   return false;
+}
+
+// Faults in the pages of the given byte ranges, about an equal share on each thread, with
+// MADV_POPULATE_WRITE (contents unchanged; on a kernel without it the pages fault in when first
+// used, as before). A phase that writes memory no thread has touched yet faults it in on
+// whichever thread writes it first: the counting pass's zones and the second half of the
+// de-duplicated hashes fall mostly on one thread, the stack and the fingerprints on the peeling
+// thread. Faulting in costs a kernel page clear per page, and much more on a virtual machine whose
+// host reclaims freed guest memory, so it is shared out beforehand. Shares end on 2 MiB
+// boundaries, so no huge page is faulted in by two threads.
+void fault_in(std::initializer_list<std::span<uint8_t>> ranges, unsigned threads) {
+  constexpr uintptr_t kPage = 4096, kHuge = uintptr_t{2} << 20;
+  std::vector<std::pair<uintptr_t, uintptr_t>> pages;  // [begin, end), page-aligned, non-empty
+  uintptr_t total = 0;
+  for (const std::span<uint8_t> r : ranges) {
+    const uintptr_t b = (reinterpret_cast<uintptr_t>(r.data()) + kPage - 1) & ~(kPage - 1);
+    const uintptr_t e = (reinterpret_cast<uintptr_t>(r.data()) + r.size()) & ~(kPage - 1);
+    if (b < e) {
+      pages.emplace_back(b, e);
+      total += e - b;
+    }
+  }
+  if (total == 0) return;
+  detail::run_threads(threads, [&](unsigned t) {
+    // This thread's share of the concatenated ranges, [lo, hi) in bytes from their start, each
+    // end moved up to the next 2 MiB boundary of the address it falls on.
+    auto cut = [&](uintptr_t at) -> uintptr_t {
+      if (at >= total) return total;
+      uintptr_t seen = 0;
+      for (const auto& [b, e] : pages) {
+        if (at < seen + (e - b)) {
+          const uintptr_t address = b + (at - seen);
+          const uintptr_t up = std::min((address + kHuge - 1) & ~(kHuge - 1), e);
+          return seen + (up - b);
+        }
+        seen += e - b;
+      }
+      return total;
+    };
+    const uintptr_t lo = t == 0 ? 0 : cut(total / threads * t);
+    const uintptr_t hi = t + 1 == threads ? total : cut(total / threads * (t + 1));
+    uintptr_t seen = 0;
+    for (const auto& [b, e] : pages) {
+      const uintptr_t from = std::max(lo, seen), to = std::min(hi, seen + (e - b));
+      if (from < to)
+        madvise(reinterpret_cast<void*>(b + (from - seen)), to - from, MADV_POPULATE_WRITE);
+      seen += e - b;
+    }
+  });
 }
 
 // Builds the filter of the hashes in `parts`, grouped (and de-duplicated) into out[0, input);
@@ -438,9 +522,17 @@ XorBuildResult build_from_parts(std::span<const std::span<const uint64_t>> parts
   // One arena serves de-duplication (n words of scratch) and then construction; sized for the
   // input count, an upper bound of the distinct count.
   const uint64_t most_slots = xor_params_for(options.layout, options.fingerprint_bits, input).slots;
-  WordBuffer arena(std::max<uint64_t>(input, workspace_words<uint64_t>(most_slots)));
+  // Sized for wide records (pages a build does not touch cost nothing).
+  WordBuffer arena(std::max<uint64_t>(input, workspace_words<uint64_t>(most_slots, 12)));
   Run run{std::max(options.threads, 1u), group_top_bits(input), clock};
   const std::span<const uint64_t> all(out, input);
+  // Grouping writes the second half of `out` on the second thread; past the first array's hashes
+  // that memory is fresh.
+  if (run.threads > 1 && parts.size() > 1 && parts[0].size() < input) {
+    fault_in({std::span(reinterpret_cast<uint8_t*>(out + parts[0].size()),
+                        (input - parts[0].size()) * 8)},
+             run.threads);
+  }
   if (options.assume_distinct) group_by_top_bits(parts, out, arena.data(), run.threads);
   const std::span<const uint64_t> hashes =
       options.assume_distinct ? all
@@ -452,6 +544,16 @@ XorBuildResult build_from_parts(std::span<const std::span<const uint64_t>> parts
   XorParams p = xor_params_for(options.layout, options.fingerprint_bits, r.distinct);
   WordBuffer words(xor_payload_words(p));
   const bool small = p.slots <= UINT32_MAX;
+  // De-duplication touched the arena's first `input` words; the rest of the working arrays, and
+  // the fingerprints, are fresh.
+  const uint64_t workspace =
+      small ? workspace_words<uint32_t>(p.slots, 9) : workspace_words<uint64_t>(p.slots, 9);
+  if (run.threads > 1) {
+    fault_in({std::span(reinterpret_cast<uint8_t*>(arena.data() + std::min(input, workspace)),
+                        (workspace - std::min(input, workspace)) * 8),
+              std::span(reinterpret_cast<uint8_t*>(words.data()), words.size() * 8)},
+             run.threads);
+  }
   const bool ok =
       small ? try_seeds<uint32_t>(hashes, p, words, arena, options.max_attempts, r.attempts, run)
             : try_seeds<uint64_t>(hashes, p, words, arena, options.max_attempts, r.attempts, run);

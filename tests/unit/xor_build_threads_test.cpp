@@ -165,3 +165,37 @@ TEST_CASE("xor construction: the initial queue scanned on several threads", "[xo
     }
   }
 }
+
+TEST_CASE("xor construction: a slot crowded by crafted hashes gives the same bytes", "[xor]") {
+  // 100 hashes in a row share their first slot under every seed, more than a narrow (one-byte)
+  // count word holds: construction counts that seed again with wide records. The digests were
+  // computed with wide records throughout (the code before narrow records, commit 4157653).
+  struct Crowded {
+    XorLayout layout;
+    uint32_t bits;
+    uint64_t digest;
+  };
+  constexpr Crowded kCrowded[] = {
+      {XorLayout::kFuse, 8, 0xfa25a7ced9f23d12ull},
+      {XorLayout::kFuse, 16, 0x54a9d42a1a39b15bull},
+      {XorLayout::kXor, 8, 0xfe02eb51528e48eaull},
+  };
+  for (const Crowded& c : kCrowded) {
+    std::vector<uint64_t> input = keys_with_repeats(300000);
+    input.resize(300000);
+    for (uint64_t i = 0; i < 100; ++i) input.push_back(0x5555555555555555ull + i);
+    for (const unsigned threads : {1u, 2u}) {
+      INFO("layout " << xor_layout_name(c.layout) << c.bits << " threads " << threads);
+      std::vector<uint64_t> h = input;
+      XorBuildOptions o;
+      o.layout = c.layout;
+      o.fingerprint_bits = c.bits;
+      o.threads = threads;
+      const XorBuildResult r = build_xor_filter(h, o);
+      CHECK(r.distinct == 300100);
+      CHECK(r.attempts == 1);
+      CHECK(digest(*r.filter) == c.digest);
+      for (const uint64_t k : input) REQUIRE(r.filter->contains_hash(k));
+    }
+  }
+}
