@@ -363,18 +363,18 @@ Peel peel(std::span<const uint64_t> keys, const Mapping map, W w, Run& run) {
       const uint8_t found = cp & 3;
       w.set_count(p, 0);
       order[peeled++] = static_cast<Index>(p);
-      // The other two slots in ascending order, with their slot numbers.
-      const uint64_t other[2] = {found == 0 ? batch_p1[j] : batch_p0[j],
-                                 found == 2 ? batch_p1[j] : batch_p2[j]};
-      const uint32_t other_j[2] = {found == 0 ? 1u : 0u, found == 2 ? 1u : 2u};
-      for (int o = 0; o < 2; ++o) {
-        const uint64_t q = other[o];
-        const uint32_t c = touch(w, q, other_j[o], h, static_cast<uint32_t>(-4));
-        // Written just above the queue; kept there only if q became free. While the queue
-        // and stack fill every slot, the write goes to the spare entry at order[slots].
-        order[top > peeled ? top - 1 : slots] = static_cast<Index>(q);
-        top -= c >> 2 == 1;
-      }
+      // The other two slots in ascending order, with their slot numbers, written out (a loop
+      // over two-element arrays kept them on the stack).
+      const uint64_t q0 = found == 0 ? batch_p1[j] : batch_p0[j];
+      const uint64_t q1 = found == 2 ? batch_p1[j] : batch_p2[j];
+      const uint32_t c0 = touch(w, q0, found == 0 ? 1u : 0u, h, static_cast<uint32_t>(-4));
+      const uint32_t c1 = touch(w, q1, found == 2 ? 1u : 2u, h, static_cast<uint32_t>(-4));
+      // Each is written just above the queue and kept there only if it became free. While the
+      // queue and stack fill every slot, the write goes to the spare entry at order[slots].
+      order[top > peeled ? top - 1 : slots] = static_cast<Index>(q0);
+      top -= c0 >> 2 == 1;
+      order[top > peeled ? top - 1 : slots] = static_cast<Index>(q1);
+      top -= c1 >> 2 == 1;
     }
   }
   run.clock.lap(&XorPhaseTimes::peel);
