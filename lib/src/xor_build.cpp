@@ -29,6 +29,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <functional>
 #include <initializer_list>
@@ -469,51 +470,32 @@ bool try_seeds(std::span<const uint64_t> keys, XorParams& p, WordBuffer& words, 
   return false;
 }
 
-// Faults in the pages of the given byte ranges, about an equal share on each thread, with
-// MADV_POPULATE_WRITE (contents unchanged; on a kernel without it the pages fault in when first
-// used, as before). A phase that writes memory no thread has touched yet faults it in on
-// whichever thread writes it first: the counting pass's zones and the second half of the
-// de-duplicated hashes fall mostly on one thread, the stack and the fingerprints on the peeling
+// Faults in the pages of the given byte ranges on all threads with MADV_POPULATE_WRITE (contents
+// unchanged; on a kernel without it the pages fault in when first used, as before). A phase that
+// writes memory no thread has touched yet faults it in on whichever thread writes it first: the
+// counting pass's zones fall mostly on one thread, the stack and the fingerprints on the peeling
 // thread. Faulting in costs a kernel page clear per page, and much more on a virtual machine whose
-// host reclaims freed guest memory, so it is shared out beforehand. Shares end on 2 MiB
-// boundaries, so no huge page is faulted in by two threads.
+// host takes back guest memory left free, so it is shared out beforehand: the ranges are cut into
+// 4 MiB pieces on 2 MiB boundaries (no huge page faulted in by two threads), which the threads take
+// in turn, since some pieces come cheap (pages the kernel has just had back) and others do not.
 void fault_in(std::initializer_list<std::span<uint8_t>> ranges, unsigned threads) {
-  constexpr uintptr_t kPage = 4096, kHuge = uintptr_t{2} << 20;
-  std::vector<std::pair<uintptr_t, uintptr_t>> pages;  // [begin, end), page-aligned, non-empty
-  uintptr_t total = 0;
+  constexpr uintptr_t kPage = 4096, kPiece = uintptr_t{4} << 20;
+  std::vector<std::pair<uintptr_t, uintptr_t>> pieces;  // [begin, end), page-aligned, non-empty
   for (const std::span<uint8_t> r : ranges) {
-    const uintptr_t b = (reinterpret_cast<uintptr_t>(r.data()) + kPage - 1) & ~(kPage - 1);
+    uintptr_t b = (reinterpret_cast<uintptr_t>(r.data()) + kPage - 1) & ~(kPage - 1);
     const uintptr_t e = (reinterpret_cast<uintptr_t>(r.data()) + r.size()) & ~(kPage - 1);
-    if (b < e) {
-      pages.emplace_back(b, e);
-      total += e - b;
+    while (b < e) {
+      const uintptr_t next = std::min(e, (b & ~(kPiece - 1)) + kPiece);
+      pieces.emplace_back(b, next);
+      b = next;
     }
   }
-  if (total == 0) return;
-  detail::run_threads(threads, [&](unsigned t) {
-    // This thread's share of the concatenated ranges, [lo, hi) in bytes from their start, each
-    // end moved up to the next 2 MiB boundary of the address it falls on.
-    auto cut = [&](uintptr_t at) -> uintptr_t {
-      if (at >= total) return total;
-      uintptr_t seen = 0;
-      for (const auto& [b, e] : pages) {
-        if (at < seen + (e - b)) {
-          const uintptr_t address = b + (at - seen);
-          const uintptr_t up = std::min((address + kHuge - 1) & ~(kHuge - 1), e);
-          return seen + (up - b);
-        }
-        seen += e - b;
-      }
-      return total;
-    };
-    const uintptr_t lo = t == 0 ? 0 : cut(total / threads * t);
-    const uintptr_t hi = t + 1 == threads ? total : cut(total / threads * (t + 1));
-    uintptr_t seen = 0;
-    for (const auto& [b, e] : pages) {
-      const uintptr_t from = std::max(lo, seen), to = std::min(hi, seen + (e - b));
-      if (from < to)
-        madvise(reinterpret_cast<void*>(b + (from - seen)), to - from, MADV_POPULATE_WRITE);
-      seen += e - b;
+  if (pieces.empty()) return;
+  std::atomic<size_t> taken{0};
+  detail::run_threads(std::min<size_t>(threads, pieces.size()), [&](unsigned) {
+    for (size_t i; (i = taken.fetch_add(1, std::memory_order_relaxed)) < pieces.size();) {
+      madvise(reinterpret_cast<void*>(pieces[i].first), pieces[i].second - pieces[i].first,
+              MADV_POPULATE_WRITE);
     }
   });
 }
