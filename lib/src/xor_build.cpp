@@ -14,7 +14,7 @@
 // slots, each pushed at most once, so they never meet. With 32-bit slot numbers that is 13 bytes
 // per slot, about 24 bytes per key with the 8-byte hashes and the fingerprints. Records are packed
 // rather than split into a count array and a hash array so that touching a slot usually misses
-// the cache once, not twice (a record straddles two cache lines about one time in seven).
+// the cache once, not twice (a record straddles two cache lines one time in eight).
 // Keys arrive grouped by their top bits, and the first slot of a fuse key follows the hash order,
 // so the counting pass walks the array front to back; peeling and assignment read only the slot
 // arrays. The measurements behind these choices are in bench/xor_build_bench.sh's notes.
