@@ -22,6 +22,16 @@ std::vector<uint64_t> keys_with_repeats(uint64_t n) {
   return h;
 }
 
+XorBuildOptions build_options(XorLayout layout, uint32_t bits, unsigned threads,
+                              bool assume_distinct = false) {
+  XorBuildOptions o;
+  o.layout = layout;
+  o.fingerprint_bits = bits;
+  o.threads = threads;
+  o.assume_distinct = assume_distinct;
+  return o;
+}
+
 uint64_t digest(const XorFilter& f) {
   uint64_t d = 0;
   for (const uint64_t w : f.words()) d = mix64(d ^ w);
@@ -56,11 +66,7 @@ TEST_CASE("xor construction: same bytes as before, for 1, 2 and 3 threads", "[xo
       INFO("n " << c.n << " layout " << xor_layout_name(c.layout) << c.bits << " threads "
                 << threads);
       std::vector<uint64_t> h = input;
-      XorBuildOptions o;
-      o.layout = c.layout;
-      o.fingerprint_bits = c.bits;
-      o.threads = threads;
-      const XorBuildResult r = build_xor_filter(h, o);
+      const XorBuildResult r = build_xor_filter(h, build_options(c.layout, c.bits, threads));
       CHECK(r.distinct == c.n);
       CHECK(r.duplicates == c.n / 10);
       CHECK(r.filter->params().seed == 16294208416658607535ull);
@@ -77,12 +83,7 @@ TEST_CASE("xor construction: assume_distinct builds the same filter from distinc
     for (const unsigned threads : {1u, 2u}) {
       INFO("layout " << xor_layout_name(c.layout) << c.bits << " threads " << threads);
       std::vector<uint64_t> h = distinct;
-      XorBuildOptions o;
-      o.layout = c.layout;
-      o.fingerprint_bits = c.bits;
-      o.threads = threads;
-      o.assume_distinct = true;
-      const XorBuildResult r = build_xor_filter(h, o);
+      const XorBuildResult r = build_xor_filter(h, build_options(c.layout, c.bits, threads, true));
       CHECK(r.distinct == c.n);
       CHECK(r.duplicates == 0);
       CHECK(digest(*r.filter) == c.digest);
@@ -124,11 +125,8 @@ TEST_CASE("xor construction: hashes in several buffers give the same bytes", "[x
                     input.begin() + static_cast<std::ptrdiff_t>(cuts[i + 1]), parts.back().data());
           counts.push_back(len);
         }
-        XorBuildOptions o;
-        o.fingerprint_bits = c.bits;
-        o.threads = threads;
-        o.assume_distinct = distinct;
-        const XorBuildResult r = build_xor_filter(parts, counts, o);
+        const XorBuildResult r =
+            build_xor_filter(parts, counts, build_options(c.layout, c.bits, threads, distinct));
         CHECK(r.distinct == c.n);
         CHECK(r.duplicates == (distinct ? 0 : c.n / 10));
         CHECK(digest(*r.filter) == c.digest);
@@ -187,11 +185,7 @@ TEST_CASE("xor construction: a slot crowded by crafted hashes gives the same byt
     for (const unsigned threads : {1u, 2u}) {
       INFO("layout " << xor_layout_name(c.layout) << c.bits << " threads " << threads);
       std::vector<uint64_t> h = input;
-      XorBuildOptions o;
-      o.layout = c.layout;
-      o.fingerprint_bits = c.bits;
-      o.threads = threads;
-      const XorBuildResult r = build_xor_filter(h, o);
+      const XorBuildResult r = build_xor_filter(h, build_options(c.layout, c.bits, threads));
       CHECK(r.distinct == 300100);
       CHECK(r.attempts == 1);
       CHECK(digest(*r.filter) == c.digest);
