@@ -82,10 +82,9 @@ BloomBuild build_bloom(KeyStream& keys, const BloomPlan& plan, const BuildProven
     r.filter = new_filter(s, plan.variant);
     ParallelInserter inserter(*r.filter, threads, kMaxPrivateCopyBytes);
     r.input = keys.for_each([&](const HashedBatch& b) { inserter.add(b.hashes, b.thread); });
-    inserter.finish();
+    const double x = static_cast<double>(inserter.finish());
     const double m = static_cast<double>(r.filter->bits());
     const double k = r.filter->k();
-    const double x = static_cast<double>(r.filter->set_bit_count());
     const double est = plan.variant == BloomVariant::kStandard
                            ? model::bloom_fill_distinct(x, m, k)
                            : model::blocked_fill_distinct(x, m, k);

@@ -13,10 +13,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
+#define ZSTD_STATIC_LINKING_ONLY  // ZSTD_c_literalCompressionMode
 #include <zstd.h>
 
 #include <bit>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -33,8 +35,59 @@
 #include "byte_order.h"
 #include "checksum.h"
 #include "mapped_file.h"
+#include "payload_literals.h"
 
 namespace bloomtool {
+
+namespace detail {
+
+// zstd (level 3) stores a block's literals as they are unless Huffman coding saves at least
+// (n >> 6) + 2 of their n bytes, and no code takes fewer bits than the bytes' empirical entropy.
+// True when that bound, with a margin of n >> 9 bytes, rules out such a saving in every 128 KiB
+// block of the payload (zstd's blocks at this level; a shorter payload is one block): a blocked
+// Bloom filter near its design fill, say. Then zstd is told not to try, which on such a payload
+// was four fifths of the compression time, and writes the same frame: the literals were going to
+// be stored as they are (the matches zstd finds in such bytes are negligible; docs/PERFORMANCE.md,
+// "The payload's compression"). A last block of a few KiB or less cannot show its entropy (the
+// empirical entropy of few bytes is low), so such a payload keeps zstd's default.
+bool literals_cannot_shrink(const uint8_t* p, uint64_t n) noexcept {
+  constexpr uint64_t kBlock = uint64_t{128} << 10;
+  for (uint64_t at = 0; at < n; at += kBlock) {
+    const size_t len = static_cast<size_t>(std::min(kBlock, n - at));
+    const uint8_t* b = p + at;
+    uint32_t h[4][256] = {};
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+      uint64_t x;
+      std::memcpy(&x, b + i, 8);
+      ++h[0][x & 0xff];
+      ++h[1][(x >> 8) & 0xff];
+      ++h[2][(x >> 16) & 0xff];
+      ++h[3][(x >> 24) & 0xff];
+      ++h[0][(x >> 32) & 0xff];
+      ++h[1][(x >> 40) & 0xff];
+      ++h[2][(x >> 48) & 0xff];
+      ++h[3][x >> 56];
+    }
+    for (; i < len; ++i) ++h[0][b[i]];
+    double bits = 0.0;
+    uint32_t largest = 0;
+    const double total = static_cast<double>(len);
+    for (size_t v = 0; v < 256; ++v) {
+      const uint32_t c = h[0][v] + h[1][v] + h[2][v] + h[3][v];
+      largest = std::max(largest, c);
+      if (c != 0) bits += c * std::log2(total / c);
+    }
+    // A first block whose most frequent byte is that rare zstd gives up on at once, without
+    // coding (a standard filter's payload): nothing to gain from scanning further.
+    if (at == 0 && largest <= (len >> 7) + 4) return false;
+    const double floor_bytes = static_cast<double>(len - (len >> 6) - 2 + (len >> 9));
+    if (len < 64 || bits / 8.0 < floor_bytes) return false;
+  }
+  return true;
+}
+
+}  // namespace detail
 
 namespace {
 
@@ -135,17 +188,24 @@ std::vector<uint8_t> serialize_header(FilterHeader& h) {
   return out;
 }
 
-// Streams `raw_bytes` bytes of little-endian words through zstd into `sink`.
+// Streams `raw_bytes` bytes of little-endian words through zstd into `sink`, in pieces of a MiB
+// (the last one shorter): zstd writes into the piece, and the sink gets it without another copy.
+// (zstd's own copy of the input stays: with a stable input buffer it finds other matches and
+// writes another frame.)
 template <typename Sink>
 void compress_payload(std::span<const uint64_t> words, uint64_t raw_bytes, Sink&& sink) {
   std::unique_ptr<ZSTD_CCtx, size_t (*)(ZSTD_CCtx*)> cctx(ZSTD_createCCtx(), ZSTD_freeCCtx);
   if (!cctx) throw Error(ErrorCode::kLimitExceeded, "cannot create a zstd context");
   ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, 3);
   ZSTD_CCtx_setPledgedSrcSize(cctx.get(), raw_bytes);
-  std::vector<uint8_t> out(ZSTD_CStreamOutSize());
-  constexpr size_t kChunk = 1u << 20;
-  std::vector<uint8_t> le_chunk;
   const auto* bytes = reinterpret_cast<const uint8_t*>(words.data());
+  if (std::endian::native == std::endian::little &&
+      detail::literals_cannot_shrink(bytes, raw_bytes))
+    ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_literalCompressionMode, ZSTD_ps_disable);
+  constexpr size_t kChunk = 1u << 20;
+  std::vector<uint8_t> out(kChunk);
+  size_t out_pos = 0;
+  std::vector<uint8_t> le_chunk;
   uint64_t done = 0;
   do {
     const size_t n = static_cast<size_t>(std::min<uint64_t>(kChunk, raw_bytes - done));
@@ -160,14 +220,18 @@ void compress_payload(std::span<const uint64_t> words, uint64_t raw_bytes, Sink&
     ZSTD_inBuffer in{src, n, 0};
     bool finished = false;
     while (!finished) {
-      ZSTD_outBuffer ob{out.data(), out.size(), 0};
+      ZSTD_outBuffer ob{out.data(), out.size(), out_pos};
       const size_t rc = ZSTD_compressStream2(cctx.get(), &ob, &in, mode);
       if (ZSTD_isError(rc)) {
         throw Error(ErrorCode::kIOError,
                     std::string("zstd compression failed: ") + ZSTD_getErrorName(rc));
       }
-      if (ob.pos != 0) sink(std::span<const uint8_t>(out.data(), ob.pos));
+      out_pos = ob.pos;
       finished = mode == ZSTD_e_end ? rc == 0 : in.pos == in.size;
+      if (out_pos == out.size() || (finished && mode == ZSTD_e_end && out_pos != 0)) {
+        sink(std::span<const uint8_t>(out.data(), out_pos));
+        out_pos = 0;
+      }
     }
   } while (done < raw_bytes);
 }
@@ -723,17 +787,11 @@ uint64_t write_filter_file(const std::string& path, FilterHeader& header,
   file.write(head);
   uint64_t stored = 0;
   const XxhState state = make_xxh_state();
-  std::vector<uint8_t> pending;
   compress_payload(words, raw_bytes, [&](std::span<const uint8_t> chunk) {
     detail::checksum_update(state.get(), chunk.data(), chunk.size());
-    pending.insert(pending.end(), chunk.begin(), chunk.end());
     stored += chunk.size();
-    if (pending.size() >= (1u << 20)) {
-      file.write(pending);
-      pending.clear();
-    }
+    file.write(chunk);
   });
-  file.write(pending);
   header.payload_checksum = XXH3_64bits_digest(state.get());
   header.payload_stored_bytes = stored;
   head = serialize_header(header);

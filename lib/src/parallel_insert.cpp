@@ -2,8 +2,11 @@
 #include "parallel_insert.h"
 
 #include <algorithm>
+#include <atomic>
 
 #include "bloom_positions.h"
+#include "popcnt_clones.h"
+#include "run_threads.h"
 
 namespace bloomtool {
 
@@ -18,6 +21,8 @@ constexpr size_t kRouteChunk = 256;
 // Positions between a position's prefetch and its store (random_read_probe: 64 hides the
 // latency on the reference machine, 16 does not).
 constexpr size_t kPositionsAhead = 64;
+// finish(): words per slice (128 KiB: the slice is counted while it is still in cache).
+constexpr size_t kFinishSliceWords = size_t{1} << 14;
 
 }  // namespace
 
@@ -34,6 +39,7 @@ ParallelInserter::ParallelInserter(std::span<uint64_t> words, unsigned threads,
 
 void ParallelInserter::choose_mode(unsigned threads, uint64_t max_copy_bytes) {
   threads = std::max(threads, 1u);
+  threads_ = threads;
   const uint64_t words = words_.size();
   if (threads == 1) {
     mode_ = Mode::kDirect;
@@ -166,19 +172,48 @@ void ParallelInserter::apply(const std::vector<uint64_t>& items) {
   }
 }
 
-void ParallelInserter::finish() {
-  for (auto& out : buffers_)
-    if (!out.empty()) flush(out, true);
+uint64_t ParallelInserter::finish() {
+  const unsigned threads = mode_ == Mode::kDirect ? 1u : threads_;
+  // What is still buffered, a region at a time on every thread (no two set the same region).
+  if (mode_ == Mode::kRegions) {
+    std::atomic<size_t> next{0};
+    detail::run_threads(std::min<unsigned>(threads, static_cast<unsigned>(regions_)),
+                        [&](unsigned) {
+                          for (size_t r = next++; r < regions_; r = next++) {
+                            for (auto& out : buffers_)
+                              if (!out.empty() && !out[r].empty()) apply(out[r]);
+                          }
+                        });
+  }
   buffers_.clear();
-  auto or_in = [&](std::span<const uint64_t> src) {
-    for (size_t i = 0; i < words_.size(); ++i) words_[i] |= src[i];
-  };
+  // Then the array a slice at a time on every thread: the copies or-ed in, the bits counted while
+  // the slice is in cache.
+  std::vector<const uint64_t*> sources;
   for (const auto& c : copies_)
-    if (c) or_in(c->words());
+    if (c) sources.push_back(c->words().data());
   for (const auto& c : word_copies_)
-    if (!c.empty()) or_in(c);
+    if (!c.empty()) sources.push_back(c.data());
+  const size_t n = words_.size();
+  const size_t slices = (n + kFinishSliceWords - 1) / kFinishSliceWords;
+  std::vector<uint64_t> counts(threads, 0);
+  std::atomic<size_t> next{0};
+  detail::run_threads(
+      static_cast<unsigned>(std::clamp<size_t>(slices, 1, threads)), [&](unsigned t) {
+        uint64_t set = 0;
+        for (size_t s = next++; s < slices; s = next++) {
+          const size_t lo = s * kFinishSliceWords, hi = std::min(n, lo + kFinishSliceWords);
+          uint64_t* w = words_.data();
+          for (const uint64_t* src : sources)
+            for (size_t i = lo; i < hi; ++i) w[i] |= src[i];
+          set += count_set_bits(w + lo, hi - lo);
+        }
+        counts[t] = set;
+      });
   copies_.clear();
   word_copies_.clear();
+  uint64_t total = 0;
+  for (const uint64_t c : counts) total += c;
+  return total;
 }
 
 }  // namespace bloomtool

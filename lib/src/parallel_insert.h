@@ -33,8 +33,9 @@ class ParallelInserter {
   void add(std::span<const uint64_t> hashes, unsigned thread);
   // Sets bit positions (each below the bit array's size), with the same rule for `thread`.
   void add_positions(std::span<const uint64_t> positions, unsigned thread);
-  // Sets what is still buffered and ors the copies in; once, after every add() has returned.
-  void finish();
+  // Sets what is still buffered and ors the copies in, on every thread; once, after every add()
+  // has returned. Returns the number of set bits in the filter.
+  uint64_t finish();
 
   enum class Mode { kDirect, kCopies, kRegions };
   Mode mode() const noexcept { return mode_; }
@@ -51,6 +52,7 @@ class ParallelInserter {
   BloomFilter* filter_;  // null: a bare bit array, fed positions
   std::span<uint64_t> words_;
   Mode mode_;
+  unsigned threads_ = 1;
   std::vector<std::unique_ptr<BloomFilter>> copies_;  // kCopies: one per thread but the first
   std::vector<std::vector<uint64_t>> word_copies_;    // the same for a bare bit array
   // kRegions: region r holds words [r << shift_, (r + 1) << shift_).

@@ -3,6 +3,7 @@
 // filters of one region as well as many.
 #include <catch2/catch.hpp>
 
+#include <bit>
 #include <thread>
 #include <vector>
 
@@ -21,9 +22,11 @@ std::vector<uint64_t> hashes_for(uint64_t n, uint64_t salt) {
 }
 
 // Inserts `h` with `threads` threads in batches of `batch`, thread t taking every threads-th
-// batch, through an inserter allowed `copy_bytes` of copies; returns the inserter's mode.
+// batch, through an inserter allowed `copy_bytes` of copies; returns the inserter's mode, and
+// sets `set_bits` to what finish() counted.
 ParallelInserter::Mode insert_parallel(BloomFilter& f, const std::vector<uint64_t>& h,
-                                       unsigned threads, uint64_t copy_bytes, size_t batch) {
+                                       unsigned threads, uint64_t copy_bytes, size_t batch,
+                                       uint64_t& set_bits) {
   ParallelInserter inserter(f, threads, copy_bytes);
   std::vector<std::thread> pool;
   auto work = [&](unsigned t) {
@@ -33,7 +36,7 @@ ParallelInserter::Mode insert_parallel(BloomFilter& f, const std::vector<uint64_
   for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work, t);
   work(0);
   for (auto& p : pool) p.join();
-  inserter.finish();
+  set_bits = inserter.finish();
   return inserter.mode();
 }
 
@@ -57,12 +60,15 @@ TEST_CASE("parallel inserts set exactly the bits of one thread", "[bloom][thread
         for (const uint64_t copy_bytes : {uint64_t{0}, uint64_t{1} << 30}) {
           CAPTURE(bloom_variant_name(variant), c.m_bits, c.k, threads, copy_bytes);
           BloomFilter f(c.m_bits, c.k, variant);
-          const ParallelInserter::Mode mode = insert_parallel(f, h, threads, copy_bytes, 1000);
+          uint64_t set_bits = 0;
+          const ParallelInserter::Mode mode =
+              insert_parallel(f, h, threads, copy_bytes, 1000, set_bits);
           CHECK(mode == (threads == 1      ? ParallelInserter::Mode::kDirect
                          : copy_bytes == 0 ? ParallelInserter::Mode::kRegions
                                            : ParallelInserter::Mode::kCopies));
           REQUIRE(std::equal(f.words().begin(), f.words().end(), reference.words().begin(),
                              reference.words().end()));
+          CHECK(set_bits == reference.set_bit_count());
         }
       }
     }
@@ -98,7 +104,9 @@ TEST_CASE("bit positions from several threads set exactly the bits of one thread
         for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work, t);
         work(0);
         for (auto& p : pool) p.join();
-        inserter.finish();
+        uint64_t expected_set = 0;
+        for (const uint64_t w : reference) expected_set += static_cast<uint64_t>(std::popcount(w));
+        CHECK(inserter.finish() == expected_set);
         CHECK(inserter.mode() == (threads == 1      ? ParallelInserter::Mode::kDirect
                                   : copy_bytes == 0 ? ParallelInserter::Mode::kRegions
                                                     : ParallelInserter::Mode::kCopies));
