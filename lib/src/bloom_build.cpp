@@ -70,12 +70,15 @@ OverfillError::OverfillError(uint64_t distinct, uint64_t capacity)
       capacity_(capacity) {}
 
 uint64_t BloomBuild::write(const std::string& path, const WriteOptions& options) {
-  return write_filter_file(path, header, filter->words(), filter->words().size() * 8, options);
+  WriteOptions o = options;
+  o.threads = std::max(o.threads, threads);
+  return write_filter_file(path, header, filter->words(), filter->words().size() * 8, o);
 }
 
 BloomBuild build_bloom(KeyStream& keys, const BloomPlan& plan, const BuildProvenance& provenance) {
   BloomBuild r;
   const unsigned threads = keys.threads();
+  r.threads = threads;
   const bool streaming = plan.capacity.has_value() || (plan.bits && plan.hashes);
   if (streaming) {
     const model::BloomSize s = bloom_size_for(plan, plan.capacity.value_or(1));

@@ -16,6 +16,7 @@
 #define ZSTD_STATIC_LINKING_ONLY  // ZSTD_c_literalCompressionMode
 #include <zstd.h>
 
+#include <atomic>
 #include <bit>
 #include <cerrno>
 #include <cmath>
@@ -36,10 +37,47 @@
 #include "checksum.h"
 #include "mapped_file.h"
 #include "payload_literals.h"
+#include "run_threads.h"
 
 namespace bloomtool {
 
 namespace detail {
+
+namespace {
+
+// literals_cannot_shrink's test on one 128 KiB block, or the payload's shorter last one.
+bool block_cannot_shrink(const uint8_t* b, size_t len, bool first) noexcept {
+  uint32_t h[4][256] = {};
+  size_t i = 0;
+  for (; i + 8 <= len; i += 8) {
+    uint64_t x;
+    std::memcpy(&x, b + i, 8);
+    ++h[0][x & 0xff];
+    ++h[1][(x >> 8) & 0xff];
+    ++h[2][(x >> 16) & 0xff];
+    ++h[3][(x >> 24) & 0xff];
+    ++h[0][(x >> 32) & 0xff];
+    ++h[1][(x >> 40) & 0xff];
+    ++h[2][(x >> 48) & 0xff];
+    ++h[3][x >> 56];
+  }
+  for (; i < len; ++i) ++h[0][b[i]];
+  double bits = 0.0;
+  uint32_t largest = 0;
+  const double total = static_cast<double>(len);
+  for (size_t v = 0; v < 256; ++v) {
+    const uint32_t c = h[0][v] + h[1][v] + h[2][v] + h[3][v];
+    largest = std::max(largest, c);
+    if (c != 0) bits += c * std::log2(total / c);
+  }
+  // A first block whose most frequent byte is that rare zstd gives up on at once, without
+  // coding (a standard filter's payload): nothing to gain from scanning further.
+  if (first && largest <= (len >> 7) + 4) return false;
+  const double floor_bytes = static_cast<double>(len - (len >> 6) - 2 + (len >> 9));
+  return len >= 64 && bits / 8.0 >= floor_bytes;
+}
+
+}  // namespace
 
 // zstd (level 3) stores a block's literals as they are unless Huffman coding saves at least
 // (n >> 6) + 2 of their n bytes, and no code takes fewer bits than the bytes' empirical entropy.
@@ -50,41 +88,29 @@ namespace detail {
 // be stored as they are (the matches zstd finds in such bytes are negligible; docs/PERFORMANCE.md,
 // "The payload's compression"). A last block of a few KiB or less cannot show its entropy (the
 // empirical entropy of few bytes is low), so such a payload keeps zstd's default.
-bool literals_cannot_shrink(const uint8_t* p, uint64_t n) noexcept {
+bool literals_cannot_shrink(const uint8_t* p, uint64_t n, unsigned threads) noexcept {
   constexpr uint64_t kBlock = uint64_t{128} << 10;
-  for (uint64_t at = 0; at < n; at += kBlock) {
-    const size_t len = static_cast<size_t>(std::min(kBlock, n - at));
-    const uint8_t* b = p + at;
-    uint32_t h[4][256] = {};
-    size_t i = 0;
-    for (; i + 8 <= len; i += 8) {
-      uint64_t x;
-      std::memcpy(&x, b + i, 8);
-      ++h[0][x & 0xff];
-      ++h[1][(x >> 8) & 0xff];
-      ++h[2][(x >> 16) & 0xff];
-      ++h[3][(x >> 24) & 0xff];
-      ++h[0][(x >> 32) & 0xff];
-      ++h[1][(x >> 40) & 0xff];
-      ++h[2][(x >> 48) & 0xff];
-      ++h[3][x >> 56];
+  const uint64_t blocks = (n + kBlock - 1) / kBlock;
+  if (blocks == 0 || !block_cannot_shrink(p, static_cast<size_t>(std::min(kBlock, n)), true))
+    return false;
+  // The other blocks a thread at a time, until one fails.
+  std::atomic<uint64_t> next{1};
+  std::atomic<bool> failed{false};
+  auto scan = [&](unsigned) {
+    for (uint64_t i = next++; i < blocks && !failed.load(std::memory_order_relaxed); i = next++) {
+      const uint64_t at = i * kBlock;
+      if (!block_cannot_shrink(p + at, static_cast<size_t>(std::min(kBlock, n - at)), false))
+        failed = true;
     }
-    for (; i < len; ++i) ++h[0][b[i]];
-    double bits = 0.0;
-    uint32_t largest = 0;
-    const double total = static_cast<double>(len);
-    for (size_t v = 0; v < 256; ++v) {
-      const uint32_t c = h[0][v] + h[1][v] + h[2][v] + h[3][v];
-      largest = std::max(largest, c);
-      if (c != 0) bits += c * std::log2(total / c);
-    }
-    // A first block whose most frequent byte is that rare zstd gives up on at once, without
-    // coding (a standard filter's payload): nothing to gain from scanning further.
-    if (at == 0 && largest <= (len >> 7) + 4) return false;
-    const double floor_bytes = static_cast<double>(len - (len >> 6) - 2 + (len >> 9));
-    if (len < 64 || bits / 8.0 < floor_bytes) return false;
+  };
+  // Two threads and more only for a payload that keeps them busy for a while (16 blocks, 2 MiB).
+  const unsigned use = blocks >= 16 ? std::max(threads, 1u) : 1u;
+  try {
+    detail::run_threads(static_cast<unsigned>(std::min<uint64_t>(use, blocks)), scan);
+  } catch (...) {  // no thread to be had: the check is an optimisation, zstd's default stays
+    return false;
   }
-  return true;
+  return !failed;
 }
 
 }  // namespace detail
@@ -193,14 +219,15 @@ std::vector<uint8_t> serialize_header(FilterHeader& h) {
 // (zstd's own copy of the input stays: with a stable input buffer it finds other matches and
 // writes another frame.)
 template <typename Sink>
-void compress_payload(std::span<const uint64_t> words, uint64_t raw_bytes, Sink&& sink) {
+void compress_payload(std::span<const uint64_t> words, uint64_t raw_bytes, unsigned threads,
+                      Sink&& sink) {
   std::unique_ptr<ZSTD_CCtx, size_t (*)(ZSTD_CCtx*)> cctx(ZSTD_createCCtx(), ZSTD_freeCCtx);
   if (!cctx) throw Error(ErrorCode::kLimitExceeded, "cannot create a zstd context");
   ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, 3);
   ZSTD_CCtx_setPledgedSrcSize(cctx.get(), raw_bytes);
   const auto* bytes = reinterpret_cast<const uint8_t*>(words.data());
   if (std::endian::native == std::endian::little &&
-      detail::literals_cannot_shrink(bytes, raw_bytes))
+      detail::literals_cannot_shrink(bytes, raw_bytes, threads))
     ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_literalCompressionMode, ZSTD_ps_disable);
   constexpr size_t kChunk = 1u << 20;
   std::vector<uint8_t> out(kChunk);
@@ -717,7 +744,7 @@ std::vector<uint8_t> encode_filter_file(FilterHeader& header, std::span<const ui
   } else {
     std::vector<uint8_t> payload;
     const XxhState state = make_xxh_state();
-    compress_payload(words, raw_bytes, [&](std::span<const uint8_t> chunk) {
+    compress_payload(words, raw_bytes, options.threads, [&](std::span<const uint8_t> chunk) {
       detail::checksum_update(state.get(), chunk.data(), chunk.size());
       payload.insert(payload.end(), chunk.begin(), chunk.end());
     });
@@ -787,7 +814,7 @@ uint64_t write_filter_file(const std::string& path, FilterHeader& header,
   file.write(head);
   uint64_t stored = 0;
   const XxhState state = make_xxh_state();
-  compress_payload(words, raw_bytes, [&](std::span<const uint8_t> chunk) {
+  compress_payload(words, raw_bytes, options.threads, [&](std::span<const uint8_t> chunk) {
     detail::checksum_update(state.get(), chunk.data(), chunk.size());
     stored += chunk.size();
     file.write(chunk);

@@ -112,3 +112,30 @@ TEST_CASE("the zstd frame is plain zstd's, with literal coding skipped or not", 
     CHECK((written_frame(c.words) == plain_zstd(c.words)));  // no dump of two frames
   }
 }
+
+TEST_CASE("the literal check gives one answer on any number of threads", "[format]") {
+  // 20 blocks (the check spreads payloads of 16 blocks and more over its threads); the second
+  // payload has one block at 20% set, the last but one.
+  const std::vector<uint64_t> even = random_bits(20 * 16384, 0.45, 11);
+  std::vector<uint64_t> one_bad = even;
+  const std::vector<uint64_t> sparse = random_bits(16384, 0.2, 12);
+  std::copy(sparse.begin(), sparse.end(), one_bad.begin() + 18 * 16384);
+  for (const unsigned threads : {1u, 2u, 3u, 8u}) {
+    CAPTURE(threads);
+    CHECK(detail::literals_cannot_shrink(reinterpret_cast<const uint8_t*>(even.data()),
+                                         even.size() * 8, threads));
+    CHECK_FALSE(detail::literals_cannot_shrink(reinterpret_cast<const uint8_t*>(one_bad.data()),
+                                               one_bad.size() * 8, threads));
+  }
+  WriteOptions two;
+  two.threads = 2;
+  FilterHeader h;
+  h.kind = FilterKind::kBloom;
+  h.hash_id = kHashXxh3_64;
+  h.m = one_bad.size() * 64;
+  h.k = 7;
+  const std::vector<uint8_t> image = encode_filter_file(h, one_bad, one_bad.size() * 8, two);
+  const std::vector<uint8_t> frame(image.begin() + static_cast<long>(h.header_bytes), image.end());
+  CHECK((frame == plain_zstd(one_bad)));
+  CHECK((written_frame(even) == plain_zstd(even)));
+}

@@ -58,6 +58,7 @@ struct BloomBuild {
   InputStats input;       // what the key stream read
   uint64_t distinct = 0;  // distinct keys: exact, or estimated from the fill
   bool distinct_exact = false;
+  unsigned threads = 1;  // the key stream's: the writer may use as many
 
   // Writes the filter to `path` atomically ("-": standard output), signed if `options` say so;
   // returns the bytes written.

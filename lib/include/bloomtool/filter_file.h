@@ -158,6 +158,9 @@ struct WriteOptions {
   // Codec 2: bytes per checksummed chunk, a power of two in [kMinRawChunkBytes,
   // kMaxRawChunkBytes]; see raw_payload.h for the default.
   uint64_t raw_chunk_bytes = 0;  // 0: kDefaultRawChunkBytes
+  // Threads the writer may use to look the payload over before compressing it (codec 1); the
+  // file's bytes do not depend on it.
+  unsigned threads = 1;
 };
 
 // Serialises header and payload into `out` with the payload zstd-compressed or, with codec 2,

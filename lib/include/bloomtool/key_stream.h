@@ -21,7 +21,7 @@ namespace bloomtool {
 // Regular files of at least twice this size are split at line ends and read by all threads.
 inline constexpr uint64_t kMinRangeBytes = uint64_t{1} << 20;
 // Pieces per thread an unordered stream splits such files into (at most: none below the minimum).
-inline constexpr unsigned kRangesPerThread = 16;
+inline constexpr unsigned kRangesPerThread = 64;
 // Pieces that ordered streams split regular files into (results stay in input order, so threads
 // read a few pieces ahead of the output): files of twice this size and more are split.
 inline constexpr uint64_t kOrderedPieceBytes = uint64_t{4} << 20;
