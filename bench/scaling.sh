@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The two figures issue-style scaling checks ask for, taken so that a machine whose speed drifts
+# slows every command alike: the minimal one-thread loop (bench/minimal_build.cpp), `bloomtool
+# build --threads 1` and `--threads 2`, one after another, round after round, on the 10M URL keys
+# at -n 10M -p 1%. Prints each command's median wall-clock seconds and mean CPU seconds (user +
+# system), then 1 thread / 2 threads and 1 thread / minimal loop from the medians.
+#
+#   bench/scaling.sh [ROUNDS] [standard|blocked]      (default 15 rounds, both variants)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=${1:-15}
+variants=${2:-standard blocked}
+cmake --preset release >/dev/null
+cmake --build --preset release -j2 >/dev/null
+BT=$PWD/build/release/apps/bloomtool/bloomtool
+MINIMAL=$PWD/build/release/bench/minimal_build
+U=$PWD/bench/data/urls-10m.txt
+[ -s "$U" ] || build/release/bench/gen_keys urls 10000000 1 >"$U"
+cat "$U" >/dev/null
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+echo "== $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%Y-%m-%dT%H:%M:%SZ), $rounds rounds"
+for v in $variants; do
+  for ((r = 0; r < rounds; r++)); do
+    /usr/bin/time -a -o "$out/min" -f '%e %U %S' "$MINIMAL" "$v" "$U" 10000000 0.01 >/dev/null
+    for t in 1 2; do
+      /usr/bin/time -a -o "$out/t$t" -f '%e %U %S' \
+        "$BT" build -q --threads "$t" --variant "$v" -n 10M -p 1% -o "$out/f.bf" "$U"
+    done
+  done
+  stat() {  # stat FILE: median wall, mean cpu
+    sort -n "$1" | awk '{w[NR]=$1; c+=$2+$3} END{m=(NR%2)?w[(NR+1)/2]:(w[NR/2]+w[NR/2+1])/2; printf "%.3f %.3f", m, c/NR}'
+  }
+  read -r mw mc <<<"$(stat "$out/min")"
+  read -r w1 c1 <<<"$(stat "$out/t1")"
+  read -r w2 c2 <<<"$(stat "$out/t2")"
+  printf '%s: minimal loop %s s (cpu %s), 1 thread %s s (cpu %s), 2 threads %s s (cpu %s)\n' \
+    "$v" "$mw" "$mc" "$w1" "$c1" "$w2" "$c2"
+  awk -v a="$w1" -v b="$w2" -v m="$mw" -v v="$v" \
+    'BEGIN{printf "%s: 1 thread / 2 threads %.2fx, 1 thread / minimal loop %.2fx\n", v, a/b, a/m}'
+  rm -f "$out/min" "$out/t1" "$out/t2"
+done
+echo "== load average after $(cut -d' ' -f1-3 /proc/loadavg)"
