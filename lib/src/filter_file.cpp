@@ -226,9 +226,13 @@ void compress_payload(std::span<const uint64_t> words, uint64_t raw_bytes, unsig
   ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, 3);
   ZSTD_CCtx_setPledgedSrcSize(cctx.get(), raw_bytes);
   const auto* bytes = reinterpret_cast<const uint8_t*>(words.data());
+#if ZSTD_VERSION_NUMBER >= 10502  // ZSTD_ps_disable; an older zstd keeps its default (same frame)
   if (std::endian::native == std::endian::little &&
       detail::literals_cannot_shrink(bytes, raw_bytes, threads))
     ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_literalCompressionMode, ZSTD_ps_disable);
+#else
+  (void)threads;
+#endif
   constexpr size_t kChunk = 1u << 20;
   std::vector<uint8_t> out(kChunk);
   size_t out_pos = 0;

@@ -3,7 +3,7 @@
 # bounded time, starting from its seed corpus. Fails if any target finds a crash, a failed check,
 # a leak, a timeout or an out-of-memory input; prints executions per target and in total.
 #
-#   tests/fuzz/run_fuzzers.sh [SECONDS]    seconds per target (default $BLOOMTOOL_FUZZ_SECONDS or 30)
+#   tests/fuzz/run_fuzzers.sh [SECONDS]    seconds per target (default $BLOOMTOOL_FUZZ_SECONDS or 20)
 #
 # Environment: BLOOMTOOL_FUZZ_JOBS targets run at once (default 2), BLOOMTOOL_FUZZ_TARGETS a
 # space-separated subset. New inputs go to build/fuzz/corpus/<target>/ (not the checked-in seeds);
@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-seconds=${1:-${BLOOMTOOL_FUZZ_SECONDS:-30}}
+seconds=${1:-${BLOOMTOOL_FUZZ_SECONDS:-20}}
 jobs=${BLOOMTOOL_FUZZ_JOBS:-2}
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz >/dev/null
