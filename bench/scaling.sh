@@ -21,11 +21,20 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 echo "== $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%Y-%m-%dT%H:%M:%SZ), $rounds rounds"
 for v in $variants; do
+  # timed NAME COMMAND...: appends "wall user system" seconds to $out/NAME (wall from the shell's
+  # microsecond clock: GNU time's %e has 10 ms steps).
+  timed() {
+    local name=$1 start end
+    shift
+    start=$EPOCHREALTIME
+    /usr/bin/time -o "$out/cpu" -f '%U %S' "$@" >/dev/null
+    end=$EPOCHREALTIME
+    echo "$(awk -v a="$start" -v b="$end" 'BEGIN{printf "%.6f", b - a}') $(cat "$out/cpu")" >>"$out/$name"
+  }
   for ((r = 0; r < rounds; r++)); do
-    /usr/bin/time -a -o "$out/min" -f '%e %U %S' "$MINIMAL" "$v" "$U" 10000000 0.01 >/dev/null
+    timed min "$MINIMAL" "$v" "$U" 10000000 0.01
     for t in 1 2; do
-      /usr/bin/time -a -o "$out/t$t" -f '%e %U %S' \
-        "$BT" build -q --threads "$t" --variant "$v" -n 10M -p 1% -o "$out/f.bf" "$U"
+      timed "t$t" "$BT" build -q --threads "$t" --variant "$v" -n 10M -p 1% -o "$out/f.bf" "$U"
     done
   done
   stat() {  # stat FILE: median wall, mean cpu
