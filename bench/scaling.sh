@@ -37,12 +37,12 @@ for v in $variants; do
       timed "t$t" "$BT" build -q --threads "$t" --variant "$v" -n 10M -p 1% -o "$out/f.bf" "$U"
     done
   done
-  stat() {  # stat FILE: median wall, mean cpu
+  summary() {  # summary FILE: median wall, mean cpu
     sort -n "$1" | awk '{w[NR]=$1; c+=$2+$3} END{m=(NR%2)?w[(NR+1)/2]:(w[NR/2]+w[NR/2+1])/2; printf "%.3f %.3f", m, c/NR}'
   }
-  read -r mw mc <<<"$(stat "$out/min")"
-  read -r w1 c1 <<<"$(stat "$out/t1")"
-  read -r w2 c2 <<<"$(stat "$out/t2")"
+  read -r mw mc <<<"$(summary "$out/min")"
+  read -r w1 c1 <<<"$(summary "$out/t1")"
+  read -r w2 c2 <<<"$(summary "$out/t2")"
   printf '%s: minimal loop %s s (cpu %s), 1 thread %s s (cpu %s), 2 threads %s s (cpu %s)\n' \
     "$v" "$mw" "$mc" "$w1" "$c1" "$w2" "$c2"
   awk -v a="$w1" -v b="$w2" -v m="$mw" -v v="$v" \

@@ -173,7 +173,7 @@ void ParallelInserter::apply(const std::vector<uint64_t>& items) {
 }
 
 uint64_t ParallelInserter::finish() {
-  const unsigned threads = mode_ == Mode::kDirect ? 1u : threads_;
+  const unsigned threads = threads_;  // 1 in kDirect mode
   // What is still buffered, a region at a time on every thread (no two set the same region).
   if (mode_ == Mode::kRegions) {
     std::atomic<size_t> next{0};
