@@ -11,8 +11,10 @@
 // Designs: one thread (the library's add_batch); two threads or-ing atomically into the shared
 // filter (add_batch_concurrent); two threads with a private copy for the second, or-ed in at the
 // end; two threads each owning half of the words, every position (or, blocked, every hash) routed
-// to its owner in batches and set there with plain stores. Every result is checked against the
-// one-thread filter.
+// to its owner in batches and set there with plain stores; the same halves, each thread walking
+// every hash and setting its own half's bits (no routing, no copy); the same halves with each
+// thread setting its own positions at once and routing only the others', without a branch per
+// position; regions under locks. Every result is checked against the one-thread filter.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -287,6 +289,148 @@ int main(int argc, char** argv) {
           router.drain(t, apply);
         });
       });
+    }
+
+    // Owner halves, all hashes: each thread walks every hash (in the build it would get the
+    // other thread's hashes batch by batch) but sets only the positions in its own half of the
+    // words: no copy, no routing of positions, each core's stores confined to half the array.
+    if (variant == BloomVariant::kBlocked512) {
+      run("2 threads, owner halves, every hash seen by both", [&](BloomFilter& f) {
+        const uint64_t blocks = m / 512;
+        const uint64_t half = (blocks + 1) / 2;
+        on_threads(2, [&](unsigned t) {
+          const uint64_t lo = t * half, cnt_blocks = t == 0 ? half : blocks - half;
+          std::vector<uint64_t> own(kBatch);
+          batches_of(hashes, 0, 1, [&](std::span<const uint64_t> b) {
+            size_t cnt = 0;
+            uint64_t* o = own.data();
+            for (const uint64_t h : b) {
+              o[cnt] = h;
+              cnt += reduce64(h, blocks) - lo < cnt_blocks;
+            }
+            f.add_batch({o, cnt});
+          });
+        });
+      });
+    } else {
+      run("2 threads, owner halves, every hash seen by both", [&](BloomFilter& f) {
+        constexpr unsigned n = 2;
+        const uint64_t per = (words + n * 8 - 1) / (n * 8) * 8;
+        uint64_t* w = f.mutable_words().data();
+        on_threads(n, [&](unsigned t) {
+          const uint64_t lo = t * per * 64, hi = std::min(m, (t + 1) * per * 64);
+          uint64_t* mine = w + t * per;
+          const uint64_t span_bits = hi - lo;
+          std::vector<uint64_t> own(kBatch * s.k + 1);
+          batches_of(hashes, 0, 1, [&](std::span<const uint64_t> b) {
+            size_t cnt = 0;
+            uint64_t* o = own.data();
+            for (const uint64_t h : b) {
+              for_each_standard_position(h, s.k, m, [&](uint64_t pos) {
+                const uint64_t rel = pos - lo;  // wraps for positions below lo
+                o[cnt] = rel;
+                cnt += rel < span_bits;
+              });
+            }
+            for (size_t i = 0; i < cnt; ++i) {
+              if (i + kAhead < cnt) __builtin_prefetch(&mine[o[i + kAhead] >> 6], 1, 3);
+              mine[o[i] >> 6] |= uint64_t{1} << (o[i] & 63);
+            }
+          });
+        });
+      });
+    }
+
+    // Owner halves, routed without branches: each position is written both to the thread's own
+    // list and to the outgoing buffer of the other thread, and only the right count moves on.
+    if (variant == BloomVariant::kStandard && m / 2 < (uint64_t{1} << 32)) {
+      for (const size_t cap : {size_t{16384}, size_t{65536}}) {
+        char name[96];
+        std::snprintf(name, sizeof name, "2 threads, owner halves, branchless, %zu-item ring", cap);
+        run(name, [&](BloomFilter& f) {
+          constexpr unsigned n = 2;
+          constexpr size_t kSlots = 8;
+          const uint64_t per = (words + n * 8 - 1) / (n * 8) * 8;
+          uint64_t* w = f.mutable_words().data();
+          struct alignas(64) Ring {
+            std::vector<std::vector<uint32_t>> slot;
+            std::vector<size_t> fill;
+            alignas(64) std::atomic<size_t> head{0};
+            alignas(64) std::atomic<size_t> tail{0};
+          };
+          Ring rings[n];
+          for (auto& r : rings) {
+            r.slot.assign(kSlots, std::vector<uint32_t>(cap + 64));
+            r.fill.assign(kSlots, 0);
+          }
+          std::atomic<unsigned> done{0};
+          on_threads(n, [&](unsigned t) {
+            const unsigned o = 1 - t;
+            uint64_t* mine = w + t * per;
+            Ring& in = rings[t];
+            Ring& out = rings[o];
+            const uint64_t lo = t * per * 64, hi = std::min(m, (t + 1) * per * 64);
+            const uint64_t span = hi - lo;
+            const uint64_t obase = o * per * 64;
+            std::vector<uint32_t> own(kBatch * s.k + 64);
+            auto apply_in = [&]() {
+              bool any = false;
+              for (size_t h = in.head.load(std::memory_order_relaxed);
+                   h < in.tail.load(std::memory_order_acquire); ++h) {
+                const uint32_t* p = in.slot[h % kSlots].data();
+                const size_t cnt = in.fill[h % kSlots];
+                for (size_t i = 0; i < cnt; ++i) {
+                  if (i + kAhead < cnt) __builtin_prefetch(&mine[p[i + kAhead] >> 6], 1, 3);
+                  mine[p[i] >> 6] |= uint64_t{1} << (p[i] & 63);
+                }
+                in.head.store(h + 1, std::memory_order_release);
+                any = true;
+              }
+              return any;
+            };
+            uint32_t* ob = out.slot[0].data();
+            size_t of = 0;
+            auto publish = [&]() {
+              const size_t tl = out.tail.load(std::memory_order_relaxed);
+              out.fill[tl % kSlots] = of;
+              out.tail.store(tl + 1, std::memory_order_release);
+              of = 0;
+              while (out.tail.load(std::memory_order_relaxed) -
+                         out.head.load(std::memory_order_acquire) >=
+                     kSlots) {
+                if (!apply_in()) std::this_thread::yield();
+              }
+              ob = out.slot[(tl + 1) % kSlots].data();
+            };
+            batches_of(hashes, t, n, [&](std::span<const uint64_t> b) {
+              size_t no = 0;
+              uint32_t* ow = own.data();
+              for (const uint64_t h : b) {
+                if (of + s.k > cap) publish();
+                for_each_standard_position(h, s.k, m, [&](uint64_t pos) {
+                  const uint64_t rel = pos - lo;
+                  const bool mine_pos = rel < span;
+                  ow[no] = static_cast<uint32_t>(rel);
+                  ob[of] = static_cast<uint32_t>(pos - obase);
+                  no += mine_pos;
+                  of += !mine_pos;
+                });
+              }
+              for (size_t i = 0; i < no; ++i) {
+                if (i + kAhead < no) __builtin_prefetch(&mine[ow[i + kAhead] >> 6], 1, 3);
+                mine[ow[i] >> 6] |= uint64_t{1} << (ow[i] & 63);
+              }
+              apply_in();
+            });
+            if (of > 0) publish();
+            done.fetch_add(1);
+            while (done.load() < n) {
+              if (!apply_in()) std::this_thread::yield();
+            }
+            apply_in();
+          });
+        });
+      }
     }
 
     // Region locks: the words fall into regions of 2^shift words; each thread buffers the
