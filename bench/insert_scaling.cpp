@@ -320,7 +320,7 @@ int main(int argc, char** argv) {
         on_threads(n, [&](unsigned t) {
           const uint64_t lo = t * per * 64, hi = std::min(m, (t + 1) * per * 64);
           uint64_t* mine = w + t * per;
-          const uint64_t span_bits = hi - lo;
+          const uint64_t span_bits = hi > lo ? hi - lo : 0;  // a tiny filter: all in the first
           std::vector<uint64_t> own(kBatch * s.k + 1);
           batches_of(hashes, 0, 1, [&](std::span<const uint64_t> b) {
             size_t cnt = 0;
@@ -370,7 +370,7 @@ int main(int argc, char** argv) {
             Ring& in = rings[t];
             Ring& out = rings[o];
             const uint64_t lo = t * per * 64, hi = std::min(m, (t + 1) * per * 64);
-            const uint64_t span = hi - lo;
+            const uint64_t span = hi > lo ? hi - lo : 0;
             const uint64_t obase = o * per * 64;
             std::vector<uint32_t> own(kBatch * s.k + 64);
             auto apply_in = [&]() {
