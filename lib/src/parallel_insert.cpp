@@ -5,6 +5,7 @@
 #include <atomic>
 
 #include "bloom_positions.h"
+#include "bloomtool/model.h"
 #include "popcnt_clones.h"
 #include "run_threads.h"
 
@@ -23,6 +24,25 @@ constexpr size_t kRouteChunk = 256;
 constexpr size_t kPositionsAhead = 64;
 // finish(): words per slice (128 KiB: the slice is counted while it is still in cache).
 constexpr size_t kFinishSliceWords = size_t{1} << 14;
+// kHalves: slots in a half's ring, the bits (standard: positions; blocked: keys) a slot holds,
+// and the keys split at a time (the owner's scratch holds one such batch's bits).
+constexpr uint64_t kHalfSlots = 8;
+constexpr size_t kSlotItems = 32768;
+constexpr size_t kSplitKeys = 4096;
+
+// Whether two threads can split `filter` (standard: each half's bit offsets fit 32 bits).
+bool can_split(const BloomFilter* filter, unsigned threads) {
+  if (filter == nullptr || threads != 2) return false;
+  return filter->variant() == BloomVariant::kBlocked512 || filter->bits() <= (uint64_t{1} << 32);
+}
+
+// Sets the bits at `offsets` from w, fetching the words a few offsets ahead first.
+void set_offsets(uint64_t* w, const uint32_t* offsets, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    if (i + kPositionsAhead < n) __builtin_prefetch(&w[offsets[i + kPositionsAhead] >> 6], 1, 3);
+    w[offsets[i] >> 6] |= uint64_t{1} << (offsets[i] & 63);
+  }
+}
 
 }  // namespace
 
@@ -37,21 +57,58 @@ ParallelInserter::ParallelInserter(std::span<uint64_t> words, unsigned threads,
   choose_mode(threads, max_copy_bytes);
 }
 
+ParallelInserter::ParallelInserter(BloomFilter& filter, unsigned threads, Mode mode)
+    : filter_(&filter), words_(filter.mutable_words()) {
+  threads_ = std::max(threads, 1u);
+  if (threads_ == 1) {
+    mode = Mode::kDirect;
+  } else if (mode == Mode::kDirect || (mode == Mode::kHalves && !can_split(filter_, threads_))) {
+    mode = Mode::kCopies;
+  }
+  set_mode(mode);
+}
+
 void ParallelInserter::choose_mode(unsigned threads, uint64_t max_copy_bytes) {
-  threads = std::max(threads, 1u);
-  threads_ = threads;
+  threads_ = std::max(threads, 1u);
+  if (threads_ == 1) {
+    set_mode(Mode::kDirect);
+  } else if (can_split(filter_, threads_)) {
+    set_mode(Mode::kHalves);
+  } else if (uint64_t{threads_ - 1} * words_.size() * 8 <= max_copy_bytes) {
+    set_mode(Mode::kCopies);
+  } else {
+    set_mode(Mode::kRegions);
+  }
+}
+
+void ParallelInserter::set_mode(Mode mode) {
+  mode_ = mode;
+  const unsigned threads = threads_;
   const uint64_t words = words_.size();
-  if (threads == 1) {
-    mode_ = Mode::kDirect;
-  } else if (uint64_t{threads - 1} * words * 8 <= max_copy_bytes) {
-    mode_ = Mode::kCopies;
+  if (mode == Mode::kHalves) {
+    // Whole cache lines per half (for the blocked layout, whole blocks).
+    half_lo_[1] = std::min(words, (words + 7) / 8 / 2 * 8);
+    half_lo_[2] = words;
+    halves_ = std::make_unique<Half[]>(2);
+    const bool standard = filter_->variant() == BloomVariant::kStandard;
+    for (unsigned t = 0; t < 2; ++t) {
+      Half& h = halves_[t];
+      h.fill.assign(kHalfSlots, 0);
+      if (standard) {
+        h.offsets.assign(kHalfSlots, std::vector<uint32_t>(kSlotItems));
+        h.own_offsets.resize(kSplitKeys * filter_->k());
+      } else {
+        h.hashes.assign(kHalfSlots, std::vector<uint64_t>(kSlotItems));
+        h.own_hashes.resize(kSplitKeys);
+      }
+    }
+  } else if (mode == Mode::kCopies) {
     if (filter_ != nullptr) {
       copies_.resize(threads);
     } else {
       word_copies_.resize(threads);
     }
-  } else {
-    mode_ = Mode::kRegions;
+  } else if (mode == Mode::kRegions) {
     // About four regions per thread (fewer collisions on a lock), at most 64, of whole lines.
     const uint64_t target = std::min<uint64_t>(uint64_t{4} * threads, 64);
     shift_ = 3;
@@ -83,7 +140,10 @@ void set_positions(uint64_t* w, std::span<const uint64_t> positions) {
 }  // namespace
 
 void ParallelInserter::add(std::span<const uint64_t> hashes, unsigned thread) {
-  if (mode_ == Mode::kDirect || (mode_ == Mode::kCopies && thread == 0)) {
+  if (mode_ == Mode::kHalves) {
+    for (size_t i = 0; i < hashes.size(); i += kSplitKeys)
+      split(hashes.subspan(i, std::min(kSplitKeys, hashes.size() - i)), thread);
+  } else if (mode_ == Mode::kDirect || (mode_ == Mode::kCopies && thread == 0)) {
     filter_->add_batch(hashes);
   } else if (mode_ == Mode::kCopies) {
     std::unique_ptr<BloomFilter>& copy = copies_[thread];
@@ -104,6 +164,106 @@ void ParallelInserter::add_positions(std::span<const uint64_t> positions, unsign
     set_positions(copy.data(), positions);
   } else {
     drain(positions, thread, true);
+  }
+}
+
+// kHalves: takes apart up to kSplitKeys keys of thread `thread`: the bits in its own half go to
+// its scratch, the others to the slot it is filling in the other half's ring (each bit is written
+// to both, and only the right count moves on: a branch here would go either way half the time).
+// Then, holding its half, it sets its own bits and whatever the other thread has sent.
+void ParallelInserter::split(std::span<const uint64_t> hashes, unsigned thread) {
+  Half& mine = halves_[thread];
+  Half& other = halves_[1 - thread];
+  const uint64_t lo = half_lo_[thread], hi = half_lo_[thread + 1];
+  const uint64_t other_lo = half_lo_[1 - thread];
+  const uint64_t m = filter_->bits();
+  size_t n = 0;
+  size_t sent = mine.out_fill;
+  const bool standard = filter_->variant() == BloomVariant::kStandard;
+  if (standard) {
+    const uint32_t k = filter_->k();
+    const uint64_t lo_bit = lo * 64, bits = (hi - lo) * 64, other_bit = other_lo * 64;
+    uint32_t* own = mine.own_offsets.data();
+    uint32_t* out = other.offsets[other.tail.load(std::memory_order_relaxed) % kHalfSlots].data();
+    for (const uint64_t h : hashes) {
+      if (sent + k > kSlotItems) {
+        mine.out_fill = sent;
+        publish(thread);
+        sent = 0;
+        out = other.offsets[other.tail.load(std::memory_order_relaxed) % kHalfSlots].data();
+      }
+      for_each_standard_position(h, k, m, [&](uint64_t pos) {
+        const uint64_t rel = pos - lo_bit;  // wraps below the half
+        const bool in = rel < bits;
+        own[n] = static_cast<uint32_t>(rel);
+        out[sent] = static_cast<uint32_t>(pos - other_bit);
+        n += in;
+        sent += !in;
+      });
+    }
+  } else {
+    const uint64_t blocks = m / kBlockBits, lo_block = lo / 8, half_blocks = (hi - lo) / 8;
+    uint64_t* own = mine.own_hashes.data();
+    uint64_t* out = other.hashes[other.tail.load(std::memory_order_relaxed) % kHalfSlots].data();
+    for (const uint64_t h : hashes) {
+      if (sent == kSlotItems) {
+        mine.out_fill = sent;
+        publish(thread);
+        sent = 0;
+        out = other.hashes[other.tail.load(std::memory_order_relaxed) % kHalfSlots].data();
+      }
+      const bool in = reduce64(h, blocks) - lo_block < half_blocks;
+      own[n] = h;
+      out[sent] = h;
+      n += in;
+      sent += !in;
+    }
+  }
+  mine.out_fill = sent;
+  const std::lock_guard<std::mutex> hold(mine.lock);
+  set_half(thread, standard ? mine.own_offsets.data() : nullptr,
+           standard ? nullptr : mine.own_hashes.data(), n);
+  take_inbox(thread);
+}
+
+// kHalves: sends the slot thread `thread` has been filling to the other half. The next slot is
+// free once the other half has set the one sent kHalfSlots before; if it has not, this thread
+// sets the waiting slots itself rather than wait for the other to come round (it may have no
+// keys left, or not have started).
+void ParallelInserter::publish(unsigned thread) {
+  Half& mine = halves_[thread];
+  Half& other = halves_[1 - thread];
+  const uint64_t tail = other.tail.load(std::memory_order_relaxed);
+  other.fill[tail % kHalfSlots] = mine.out_fill;
+  other.tail.store(tail + 1, std::memory_order_release);
+  mine.out_fill = 0;
+  if (tail + 1 - other.head.load(std::memory_order_acquire) >= kHalfSlots) {
+    const std::lock_guard<std::mutex> hold(other.lock);
+    take_inbox(1 - thread);
+  }
+}
+
+// kHalves: sets n bits in half `half` (standard: offsets from its first word; blocked: keys whose
+// blocks lie in it); the caller holds the half.
+void ParallelInserter::set_half(unsigned half, const uint32_t* offsets, const uint64_t* hashes,
+                                size_t n) {
+  if (offsets != nullptr) {
+    set_offsets(words_.data() + half_lo_[half], offsets, n);
+  } else {
+    filter_->add_batch({hashes, n});
+  }
+}
+
+// kHalves: sets every slot sent to `half` and not set yet; the caller holds the half.
+void ParallelInserter::take_inbox(unsigned half) {
+  Half& h = halves_[half];
+  const uint64_t tail = h.tail.load(std::memory_order_acquire);
+  const bool standard = filter_->variant() == BloomVariant::kStandard;
+  for (uint64_t slot = h.head.load(std::memory_order_relaxed); slot < tail; ++slot) {
+    const size_t i = slot % kHalfSlots;
+    set_half(half, standard ? h.offsets[i].data() : nullptr,
+             standard ? nullptr : h.hashes[i].data(), h.fill[i]);
+    h.head.store(slot + 1, std::memory_order_release);
   }
 }
 
@@ -174,6 +334,15 @@ void ParallelInserter::apply(const std::vector<uint64_t>& items) {
 
 uint64_t ParallelInserter::finish() {
   const unsigned threads = threads_;  // 1 in kDirect mode
+  // What each thread was still filling for the other half, then every half's ring on its owner.
+  if (mode_ == Mode::kHalves) {
+    for (unsigned t = 0; t < 2; ++t)
+      if (halves_[t].out_fill > 0) publish(t);
+    detail::run_threads(2, [&](unsigned t) {
+      const std::lock_guard<std::mutex> hold(halves_[t].lock);
+      take_inbox(t);
+    });
+  }
   // What is still buffered, a region at a time on every thread (no two set the same region).
   if (mode_ == Mode::kRegions) {
     std::atomic<size_t> next{0};

@@ -1,6 +1,6 @@
-// ParallelInserter: private copies and region-by-region inserts from real concurrent threads
-// give exactly the bits of one thread's add_batch, for both layouts, any thread count, and
-// filters of one region as well as many.
+// ParallelInserter: halves, private copies and region-by-region inserts from real concurrent
+// threads give exactly the bits of one thread's add_batch, for both layouts, any thread count,
+// and filters of one line or region as well as many.
 #include <catch2/catch.hpp>
 
 #include <bit>
@@ -21,13 +21,11 @@ std::vector<uint64_t> hashes_for(uint64_t n, uint64_t salt) {
   return h;
 }
 
-// Inserts `h` with `threads` threads in batches of `batch`, thread t taking every threads-th
-// batch, through an inserter allowed `copy_bytes` of copies; returns the inserter's mode, and
-// sets `set_bits` to what finish() counted.
-ParallelInserter::Mode insert_parallel(BloomFilter& f, const std::vector<uint64_t>& h,
-                                       unsigned threads, uint64_t copy_bytes, size_t batch,
-                                       uint64_t& set_bits) {
-  ParallelInserter inserter(f, threads, copy_bytes);
+// Inserts `h` through `inserter` with `threads` threads in batches of `batch`, thread t taking
+// every threads-th batch; returns the inserter's mode, and sets `set_bits` to what finish()
+// counted.
+ParallelInserter::Mode insert_with(ParallelInserter& inserter, const std::vector<uint64_t>& h,
+                                   unsigned threads, size_t batch, uint64_t& set_bits) {
   std::vector<std::thread> pool;
   auto work = [&](unsigned t) {
     for (size_t i = t * batch; i < h.size(); i += threads * batch)
@@ -38,6 +36,16 @@ ParallelInserter::Mode insert_parallel(BloomFilter& f, const std::vector<uint64_
   for (auto& p : pool) p.join();
   set_bits = inserter.finish();
   return inserter.mode();
+}
+
+// Inserts `h` with `threads` threads in batches of `batch`, thread t taking every threads-th
+// batch, through an inserter allowed `copy_bytes` of copies; returns the inserter's mode, and
+// sets `set_bits` to what finish() counted.
+ParallelInserter::Mode insert_parallel(BloomFilter& f, const std::vector<uint64_t>& h,
+                                       unsigned threads, uint64_t copy_bytes, size_t batch,
+                                       uint64_t& set_bits) {
+  ParallelInserter inserter(f, threads, copy_bytes);
+  return insert_with(inserter, h, threads, batch, set_bits);
 }
 
 }  // namespace
@@ -64,6 +72,7 @@ TEST_CASE("parallel inserts set exactly the bits of one thread", "[bloom][thread
           const ParallelInserter::Mode mode =
               insert_parallel(f, h, threads, copy_bytes, 1000, set_bits);
           CHECK(mode == (threads == 1      ? ParallelInserter::Mode::kDirect
+                         : threads == 2    ? ParallelInserter::Mode::kHalves
                          : copy_bytes == 0 ? ParallelInserter::Mode::kRegions
                                            : ParallelInserter::Mode::kCopies));
           REQUIRE(std::equal(f.words().begin(), f.words().end(), reference.words().begin(),
@@ -75,9 +84,70 @@ TEST_CASE("parallel inserts set exactly the bits of one thread", "[bloom][thread
   }
 }
 
+TEST_CASE("every mode on any thread count sets exactly the bits of one thread",
+          "[bloom][threads]") {
+  using Mode = ParallelInserter::Mode;
+  const std::vector<uint64_t> h = hashes_for(200000, 7);
+  for (const BloomVariant variant : {BloomVariant::kStandard, BloomVariant::kBlocked512}) {
+    // A line, a line and a bit (parts of unequal size, one empty with five threads), and more.
+    for (const uint64_t m_bits : {uint64_t{512}, uint64_t{700}, uint64_t{3} << 20}) {
+      BloomFilter reference(m_bits, 5, variant);
+      reference.add_batch(h);
+      for (const Mode mode : {Mode::kHalves, Mode::kCopies, Mode::kRegions}) {
+        for (const unsigned threads : {2u, 3u, 5u}) {
+          // Batches below and above the 4096 keys a shared batch holds.
+          for (const size_t batch : {size_t{700}, size_t{10000}}) {
+            CAPTURE(bloom_variant_name(variant), m_bits, static_cast<int>(mode), threads, batch);
+            BloomFilter f(m_bits, 5, variant);
+            ParallelInserter inserter(f, threads, mode);
+            uint64_t set_bits = 0;
+            // Only two threads split a filter; more get copies instead.
+            const Mode expected = mode == Mode::kHalves && threads != 2 ? Mode::kCopies : mode;
+            CHECK(insert_with(inserter, h, threads, batch, set_bits) == expected);
+            REQUIRE(std::equal(f.words().begin(), f.words().end(), reference.words().begin(),
+                               reference.words().end()));
+            CHECK(set_bits == reference.set_bit_count());
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("a split filter needs no thread to come round", "[bloom][threads]") {
+  // Far more bits for the other half than its ring holds, added by one thread while the other
+  // adds nothing, or only after the first is done (a pipeline whose second thread did not start
+  // runs its share on the first afterwards): neither call may wait for the absent thread.
+  const std::vector<uint64_t> h = hashes_for(600000, 11);
+  for (const BloomVariant variant : {BloomVariant::kStandard, BloomVariant::kBlocked512}) {
+    BloomFilter reference(1 << 22, 7, variant);
+    reference.add_batch(h);
+    for (const bool second_adds : {false, true}) {
+      CAPTURE(bloom_variant_name(variant), second_adds);
+      BloomFilter f(1 << 22, 7, variant);
+      ParallelInserter inserter(f, 2, ParallelInserter::Mode::kHalves);
+      const std::span<const uint64_t> all(h);
+      const size_t half = second_adds ? h.size() / 2 : h.size();
+      for (size_t i = 0; i < half; i += 1000)
+        inserter.add(all.subspan(i, std::min<size_t>(1000, half - i)), 0);
+      for (size_t i = half; i < h.size(); i += 1000)
+        inserter.add(all.subspan(i, std::min<size_t>(1000, h.size() - i)), 1);
+      const uint64_t set_bits = inserter.finish();
+      REQUIRE(std::equal(f.words().begin(), f.words().end(), reference.words().begin(),
+                         reference.words().end()));
+      CHECK(set_bits == reference.set_bit_count());
+    }
+  }
+}
+
 TEST_CASE("copies only while they fit the budget", "[bloom][threads]") {
   BloomFilter f(8 << 20, 7);  // 1 MiB
-  CHECK(ParallelInserter(f, 2, 1 << 20).mode() == ParallelInserter::Mode::kCopies);
+  // Two threads split a filter whatever its size; a bare bit array cannot be split.
+  CHECK(ParallelInserter(f, 2, 1 << 20).mode() == ParallelInserter::Mode::kHalves);
+  CHECK(ParallelInserter(f, 2, 0).mode() == ParallelInserter::Mode::kHalves);
+  std::vector<uint64_t> bare(1 << 17);
+  CHECK(ParallelInserter(bare, 2, 1 << 20).mode() == ParallelInserter::Mode::kCopies);
+  CHECK(ParallelInserter(bare, 2, 0).mode() == ParallelInserter::Mode::kRegions);
   CHECK(ParallelInserter(f, 3, 1 << 20).mode() == ParallelInserter::Mode::kRegions);
   CHECK(ParallelInserter(f, 3, 2 << 20).mode() == ParallelInserter::Mode::kCopies);
   CHECK(ParallelInserter(f, 1, 0).mode() == ParallelInserter::Mode::kDirect);

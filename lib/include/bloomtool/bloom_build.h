@@ -65,10 +65,11 @@ struct BloomBuild {
   uint64_t write(const std::string& path, const WriteOptions& options = {});
 };
 
-// Reads every key of `keys` into a filter sized by `plan`. Threads fill a small filter in private
-// copies or-ed together at the end, a larger one region by region with plain stores (each region
-// set by one thread at a time); the result is the same for any thread count. Throws OverfillError,
-// kInvalidArgument on an impossible plan, and the stream's input errors.
+// Reads every key of `keys` into a filter sized by `plan`. Two threads split the bit array in
+// halves (each sets its own half, passing the other's bits across); more fill a small filter in
+// private copies or-ed together at the end, a larger one region by region with plain stores (each
+// region set by one thread at a time); the result is the same for any thread count. Throws
+// OverfillError, kInvalidArgument on an impossible plan, and the stream's input errors.
 BloomBuild build_bloom(KeyStream& keys, const BloomPlan& plan, const BuildProvenance& provenance);
 
 }  // namespace bloomtool
