@@ -14,7 +14,8 @@
 // to its owner in batches and set there with plain stores; the same halves, each thread walking
 // every hash and setting its own half's bits (no routing, no copy); the same halves with each
 // thread setting its own positions at once and routing only the others', without a branch per
-// position; regions under locks. Every result is checked against the one-thread filter.
+// position (what the library's ParallelInserter does for two threads, also timed); regions under
+// locks. Every result is checked against the one-thread filter.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -35,6 +36,7 @@
 #include "bloomtool/hash.h"
 #include "bloomtool/key_stream.h"
 #include "bloomtool/model.h"
+#include "parallel_insert.h"
 
 using namespace bloomtool;
 
@@ -222,6 +224,13 @@ int main(int argc, char** argv) {
       on_threads(2, [&](unsigned t) {
         batches_of(hashes, t, 2, [&](std::span<const uint64_t> b) { f.add_batch_concurrent(b); });
       });
+    });
+    run("2 threads, the library's ParallelInserter (halves)", [&](BloomFilter& f) {
+      ParallelInserter inserter(f, 2, ParallelInserter::Mode::kHalves);
+      on_threads(2, [&](unsigned t) {
+        batches_of(hashes, t, 2, [&](std::span<const uint64_t> b) { inserter.add(b, t); });
+      });
+      inserter.finish();
     });
     run("2 threads, private copy or-ed in at the end", [&](BloomFilter& f) {
       BloomFilter copy(s.m_bits, s.k, variant);
