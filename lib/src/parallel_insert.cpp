@@ -5,7 +5,6 @@
 #include <atomic>
 
 #include "bloom_positions.h"
-#include "bloomtool/model.h"
 #include "popcnt_clones.h"
 #include "run_threads.h"
 
@@ -36,11 +35,15 @@ bool can_split(const BloomFilter* filter, unsigned threads) {
   return filter->variant() == BloomVariant::kBlocked512 || filter->bits() <= (uint64_t{1} << 32);
 }
 
-// Sets the bits at `offsets` from w, fetching the words a few offsets ahead first.
-void set_offsets(uint64_t* w, const uint32_t* offsets, size_t n) {
+// Sets bit positions (64-bit, or kHalves' 32-bit offsets into a half) in w, the words a few
+// positions ahead fetched first.
+template <typename Position>
+void set_positions(uint64_t* w, std::span<const Position> positions) {
+  const size_t n = positions.size();
+  const Position* p = positions.data();
   for (size_t i = 0; i < n; ++i) {
-    if (i + kPositionsAhead < n) __builtin_prefetch(&w[offsets[i + kPositionsAhead] >> 6], 1, 3);
-    w[offsets[i] >> 6] |= uint64_t{1} << (offsets[i] & 63);
+    if (i + kPositionsAhead < n) __builtin_prefetch(&w[p[i + kPositionsAhead] >> 6], 1, 3);
+    w[p[i] >> 6] |= uint64_t{1} << (p[i] & 63);
   }
 }
 
@@ -124,20 +127,6 @@ void ParallelInserter::set_mode(Mode mode) {
 }
 
 ParallelInserter::~ParallelInserter() = default;
-
-namespace {
-
-// Sets bit positions in w, the words a few positions ahead fetched first.
-void set_positions(uint64_t* w, std::span<const uint64_t> positions) {
-  const size_t n = positions.size();
-  const uint64_t* p = positions.data();
-  for (size_t i = 0; i < n; ++i) {
-    if (i + kPositionsAhead < n) __builtin_prefetch(&w[p[i + kPositionsAhead] >> 6], 1, 3);
-    w[p[i] >> 6] |= uint64_t{1} << (p[i] & 63);
-  }
-}
-
-}  // namespace
 
 void ParallelInserter::add(std::span<const uint64_t> hashes, unsigned thread) {
   if (mode_ == Mode::kHalves) {
@@ -248,7 +237,7 @@ void ParallelInserter::publish(unsigned thread) {
 void ParallelInserter::set_half(unsigned half, const uint32_t* offsets, const uint64_t* hashes,
                                 size_t n) {
   if (offsets != nullptr) {
-    set_offsets(words_.data() + half_lo_[half], offsets, n);
+    set_positions(words_.data() + half_lo_[half], std::span<const uint32_t>(offsets, n));
   } else {
     filter_->add_batch({hashes, n});
   }
@@ -328,7 +317,7 @@ void ParallelInserter::apply(const std::vector<uint64_t>& items) {
   if (filter_ != nullptr && filter_->variant() == BloomVariant::kBlocked512) {
     filter_->add_batch(items);  // every hash's block lies in the region
   } else {
-    set_positions(words_.data(), items);
+    set_positions(words_.data(), std::span<const uint64_t>(items));
   }
 }
 
