@@ -4,9 +4,6 @@
 // owned string, so workers never touch the reader's buffer.
 #include "bloomtool/batch_pipeline.h"
 
-#include <pthread.h>
-#include <signal.h>
-
 #include <atomic>
 #include <condition_variable>
 #include <deque>
@@ -18,6 +15,7 @@
 #include <thread>
 
 #include "bloomtool/error.h"
+#include "run_threads.h"
 
 namespace bloomtool {
 
@@ -101,16 +99,6 @@ void count_batch(PipelineCounters* counters, const KeyReader& reader, size_t key
   std::rethrow_exception(error);
 }
 
-// Called first on every worker thread: termination signals go to the calling thread, which owns
-// any temporary output file, so its handler never runs while that thread is still creating or
-// writing the file.
-void block_termination_signals() noexcept {
-  sigset_t block;
-  sigemptyset(&block);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&block, sig);
-  pthread_sigmask(SIG_BLOCK, &block, nullptr);
-}
-
 }  // namespace
 
 unsigned default_thread_count() noexcept {
@@ -147,7 +135,7 @@ void run_batch_pipeline(KeyReader& reader, unsigned threads,
 
   std::vector<std::thread> pool;
   auto worker = [&](unsigned t) {
-    block_termination_signals();
+    detail::block_termination_signals();
     for (;;) {
       Slot* s;
       {
@@ -259,9 +247,14 @@ InputStats run_range_pipeline(const std::vector<std::string>& inputs,
   std::vector<InputStats> stats(ranges.size());
   auto run = [&](unsigned thread) {
     KeyBatch batch;
+    std::unique_ptr<KeyReader> reader;  // one per thread, its buffer reused range after range
     try {
       for (size_t i = next++; i < ranges.size() && !stop; i = next++) {
-        std::unique_ptr<KeyReader> reader = KeyReader::for_range(ranges[i], options);
+        if (reader) {
+          reader->restart(ranges[i]);
+        } else {
+          reader = KeyReader::for_range(ranges[i], options);
+        }
         uint64_t counted = 0;
         while (!stop && reader->next(batch)) {
           count_batch(counters, *reader, batch.keys.size(), counted);
@@ -286,7 +279,7 @@ InputStats run_range_pipeline(const std::vector<std::string>& inputs,
     try {
       pool.push_back(start_thread(
           [&run, t] {
-            block_termination_signals();
+            detail::block_termination_signals();
             run(t);
           },
           threads));
@@ -326,8 +319,9 @@ InputStats run_ordered_range_pipeline(
   bool stop = false;
   window = std::max<size_t>(window, 1);
   auto worker = [&](unsigned thread) {
-    block_termination_signals();
+    detail::block_termination_signals();
     KeyBatch batch;
+    std::unique_ptr<KeyReader> reader;  // one per thread, its buffer reused piece after piece
     for (;;) {
       size_t i;
       {
@@ -342,7 +336,11 @@ InputStats run_ordered_range_pipeline(
       }
       Piece& piece = pieces[i];
       try {
-        std::unique_ptr<KeyReader> reader = KeyReader::for_range(ranges[i], options);
+        if (reader) {
+          reader->restart(ranges[i]);
+        } else {
+          reader = KeyReader::for_range(ranges[i], options);
+        }
         uint64_t counted = 0;
         while (reader->next(batch)) {
           count_batch(counters, *reader, batch.keys.size(), counted);

@@ -20,9 +20,16 @@
 #include <bit>
 #include <cerrno>
 #include <cmath>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
+#include <exception>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <new>
+#include <system_error>
+#include <thread>
 #include <type_traits>
 #include <utility>
 
@@ -214,10 +221,104 @@ std::vector<uint8_t> serialize_header(FilterHeader& h) {
   return out;
 }
 
+// A sink on a thread of its own (compress_payload with two threads or more): while it checksums
+// and writes one piece, zstd fills the next; at most kQueued pieces wait. Pieces reach the sink in
+// order; its first exception is rethrown to the compressing thread at its next piece or at
+// finish(), and the pieces still queued then are dropped.
+class SinkThread {
+ public:
+  using Sink = std::function<void(std::span<const uint8_t>)>;
+
+  // Throws std::system_error when no thread is to be had.
+  explicit SinkThread(Sink sink) : sink_(std::move(sink)), thread_([this] { run(); }) {}
+  ~SinkThread() {
+    {
+      const std::lock_guard<std::mutex> hold(mu_);
+      stopping_ = true;
+      queue_.clear();
+    }
+    ready_.notify_all();
+    thread_.join();
+  }
+  SinkThread(const SinkThread&) = delete;
+  SinkThread& operator=(const SinkThread&) = delete;
+
+  // Queues the first `size` bytes of `piece`; returns a buffer as large for the next piece.
+  std::vector<uint8_t> pass(std::vector<uint8_t> piece, size_t size) {
+    const size_t capacity = piece.size();
+    std::unique_lock<std::mutex> lock(mu_);
+    room_.wait(lock, [&] { return error_ || unfinished_ < kQueued; });
+    if (error_) std::rethrow_exception(error_);
+    queue_.push_back({std::move(piece), size});
+    ++unfinished_;
+    ready_.notify_one();
+    std::vector<uint8_t> next;
+    if (!spare_.empty()) {
+      next = std::move(spare_.back());
+      spare_.pop_back();
+    }
+    lock.unlock();
+    next.resize(capacity);
+    return next;
+  }
+  // Waits until the sink has taken every piece; rethrows its exception.
+  void finish() {
+    std::unique_lock<std::mutex> lock(mu_);
+    room_.wait(lock, [&] { return error_ || unfinished_ == 0; });
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  static constexpr size_t kQueued = 2;
+  struct Piece {
+    std::vector<uint8_t> bytes;
+    size_t size;
+  };
+
+  void run() {
+    detail::block_termination_signals();
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      ready_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;
+      Piece piece = std::move(queue_.front());
+      queue_.pop_front();
+      lock.unlock();
+      std::exception_ptr error;
+      try {
+        sink_(std::span<const uint8_t>(piece.bytes.data(), piece.size));
+      } catch (...) {
+        error = std::current_exception();
+      }
+      lock.lock();
+      if (error) {
+        error_ = error;
+        queue_.clear();
+        unfinished_ = 0;
+      } else if (unfinished_ > 0) {
+        --unfinished_;
+      }
+      spare_.push_back(std::move(piece.bytes));
+      room_.notify_all();
+      if (error) return;
+    }
+  }
+
+  Sink sink_;
+  std::mutex mu_;
+  std::condition_variable ready_, room_;
+  std::deque<Piece> queue_;
+  std::vector<std::vector<uint8_t>> spare_;
+  size_t unfinished_ = 0;  // queued or being written
+  bool stopping_ = false;
+  std::exception_ptr error_;
+  std::thread thread_;  // last: starts once the rest is set up
+};
+
 // Streams `raw_bytes` bytes of little-endian words through zstd into `sink`, in pieces of a MiB
-// (the last one shorter): zstd writes into the piece, and the sink gets it without another copy.
-// (zstd's own copy of the input stays: with a stable input buffer it finds other matches and
-// writes another frame.)
+// (the last one shorter): zstd writes into the piece, and the sink gets it without another copy;
+// with two threads or more, on a SinkThread. (zstd's own copy of the input stays: with a stable
+// input buffer it finds other matches and writes another frame.)
 template <typename Sink>
 void compress_payload(std::span<const uint64_t> words, uint64_t raw_bytes, unsigned threads,
                       Sink&& sink) {
@@ -236,6 +337,14 @@ void compress_payload(std::span<const uint64_t> words, uint64_t raw_bytes, unsig
   constexpr size_t kChunk = 1u << 20;
   std::vector<uint8_t> out(kChunk);
   size_t out_pos = 0;
+  std::unique_ptr<SinkThread> off;
+  if (threads > 1 && raw_bytes > kChunk) {
+    try {
+      off = std::make_unique<SinkThread>([&sink](std::span<const uint8_t> b) { sink(b); });
+    } catch (const std::system_error&) {
+      // no second thread: the sink runs here
+    }
+  }
   std::vector<uint8_t> le_chunk;
   uint64_t done = 0;
   do {
@@ -260,11 +369,16 @@ void compress_payload(std::span<const uint64_t> words, uint64_t raw_bytes, unsig
       out_pos = ob.pos;
       finished = mode == ZSTD_e_end ? rc == 0 : in.pos == in.size;
       if (out_pos == out.size() || (finished && mode == ZSTD_e_end && out_pos != 0)) {
-        sink(std::span<const uint8_t>(out.data(), out_pos));
+        if (off) {
+          out = off->pass(std::move(out), out_pos);
+        } else {
+          sink(std::span<const uint8_t>(out.data(), out_pos));
+        }
         out_pos = 0;
       }
     }
   } while (done < raw_bytes);
+  if (off) off->finish();
 }
 
 void check_payload_shape(const FilterHeader& h) {

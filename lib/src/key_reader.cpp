@@ -156,6 +156,19 @@ std::unique_ptr<KeyReader> KeyReader::for_range(const LineRange& range, InputOpt
   return reader;
 }
 
+void KeyReader::restart(const LineRange& range) {
+  inputs_.assign(1, range.path);
+  range_ = range;
+  next_input_ = 0;
+  source_.reset();
+  begin_ = end_ = 0;
+  eof_ = false;
+  line_no_ = raw_done_ = 0;
+  stats_ = InputStats{};
+  // A buffer grown for one long line goes: the next range starts with an ordinary one.
+  if (buf_.size() > kReadBlock + kJsonPadding) std::vector<char>().swap(buf_);
+}
+
 std::vector<LineRange> plan_line_ranges(const std::vector<std::string>& inputs,
                                         const InputOptions& options, unsigned parts,
                                         uint64_t min_bytes) {
@@ -186,8 +199,12 @@ std::vector<LineRange> plan_line_ranges(const std::vector<std::string>& inputs,
       uint64_t pos = std::max(begin, size / pieces * i);
       const uint64_t give_up = pos + options.max_key_bytes + 2;
       uint64_t cut = 0;
+      // A small first read (lines are short, and a wide file has a hundred cuts or more), then
+      // the whole buffer at a time.
+      size_t want = 4096;
       while (cut == 0 && pos < size && pos < give_up) {
-        const ssize_t r = ::pread(fd, buf.data(), buf.size(), static_cast<off_t>(pos));
+        const ssize_t r = ::pread(fd, buf.data(), want, static_cast<off_t>(pos));
+        want = buf.size();
         if (r <= 0) break;
         const void* nl = std::memchr(buf.data(), '\n', static_cast<size_t>(r));
         if (nl != nullptr)
@@ -389,8 +406,8 @@ void KeyReader::bad_line(const std::string& reason) {
   if (stats_.first_bad_line.empty()) stats_.first_bad_line = message;
   if (stats_.bad_lines > options_.max_bad_lines) {
     throw Error(ErrorCode::kLimitExceeded,
-                message + " (bad line " + std::to_string(stats_.bad_lines) +
-                    ", more than the " + std::to_string(options_.max_bad_lines) + " allowed)");
+                message + " (bad line " + std::to_string(stats_.bad_lines) + ", more than the " +
+                    std::to_string(options_.max_bad_lines) + " allowed)");
   }
 }
 

@@ -323,14 +323,18 @@ void ParallelInserter::apply(const std::vector<uint64_t>& items) {
 
 uint64_t ParallelInserter::finish() {
   const unsigned threads = threads_;  // 1 in kDirect mode
-  // What each thread was still filling for the other half, then every half's ring on its owner.
+  // What each thread was still filling for the other half; then each half's ring on its owner,
+  // after which nothing more reaches that half and its bits are counted on the same thread.
   if (mode_ == Mode::kHalves) {
     for (unsigned t = 0; t < 2; ++t)
       if (halves_[t].out_fill > 0) publish(t);
+    uint64_t counts[2] = {0, 0};
     detail::run_threads(2, [&](unsigned t) {
       const std::lock_guard<std::mutex> hold(halves_[t].lock);
       take_inbox(t);
+      counts[t] = count_set_bits(words_.data() + half_lo_[t], half_lo_[t + 1] - half_lo_[t]);
     });
+    return counts[0] + counts[1];
   }
   // What is still buffered, a region at a time on every thread (no two set the same region).
   if (mode_ == Mode::kRegions) {

@@ -170,7 +170,17 @@ if mount -t tmpfs -o size=256k tmpfs full 2>/dev/null; then
   expect_match "$ERR" "^bloomtool: full/out.bf: No space left on device$" "full disk message"
   expect_same_file full/out.bf old.bf "full disk leaves the old file"
   expect_eq "$(temps full out.bf)" "0" "full disk leaves no temp file"
-  faults=$((faults + 1))
+  # A payload of several MiB on two threads: the write fails on the thread that writes while the
+  # next piece is compressed, and the error comes back the same way.
+  awk 'BEGIN{for(i=0;i<2000000;i++) printf "huge-%d\n", i}' >huge-keys  # a 2.3 MiB filter
+  run "$BT" build -q --threads 2 -p 1% -o full/out.bf huge-keys
+  expect_rc 2 "full disk, two threads"
+  expect_one_error_line "full disk, two threads"
+  expect_match "$ERR" "^bloomtool: full/out.bf: No space left on device$" \
+    "full disk message, two threads"
+  expect_same_file full/out.bf old.bf "full disk leaves the old file, two threads"
+  expect_eq "$(temps full out.bf)" "0" "full disk leaves no temp file, two threads"
+  faults=$((faults + 2))
 else
   echo "writer faults: SKIPPED full-disk case (cannot mount a tmpfs; needs root)"
 fi

@@ -549,6 +549,63 @@ TEST_CASE("range pipeline: an input error is reported as a sequential read repor
                                                    !Catch::Matchers::Contains("line 13000:"));
 }
 
+TEST_CASE("a range reader restarted on another range reads it as a fresh reader does",
+          "[pipeline][ranges]") {
+  TempDir dir;
+  // Range 0: a 3 MiB line (the buffer grows for it), then lines; range 1 ends on a line over the
+  // limit; range 2 is plain, and starts without a line end before it in the reader's buffer.
+  const std::string long_line = std::string(3 << 20, 'x') + "\n";
+  const std::string a = dir.write("a.txt", long_line + numbered_lines(0, 5000));
+  const std::string b = dir.write("b.txt", numbered_lines(0, 100) + std::string(100, 'y') + "\n");
+  const std::string c = dir.write("c.txt",
+                                  "\xEF\xBB\xBF"
+                                  "first\r\nsecond");
+  InputOptions wide;
+  wide.max_key_bytes = 4 << 20;
+  InputOptions narrow;
+  narrow.max_key_bytes = 32;
+  const LineRange ra{a, long_line.size() - 10, long_line.size() + 4000};  // starts mid-line
+  const LineRange rb{b, 0, numbered_lines(0, 100).size() + 101};
+  const LineRange rc{c, 0, 16};
+
+  std::unique_ptr<KeyReader> reader = KeyReader::for_range({a, 0, ra.end}, wide);
+  KeyBatch batch;
+  uint64_t keys = 0;
+  while (reader->next(batch)) keys += batch.keys.size();
+  CHECK(keys == read_range({a, 0, ra.end}, wide).stats.keys);
+  // Each restart reads what a fresh reader for that range reads, stats and messages included.
+  for (const LineRange& r : {ra, rc}) {
+    CAPTURE(r.path, r.begin);
+    reader->restart(r);
+    Sequential got;
+    while (reader->next(batch))
+      got.keys.insert(got.keys.end(), batch.keys.begin(), batch.keys.end());
+    got.stats = reader->stats();
+    const Sequential want = read_range(r, wide);
+    CHECK(got.keys == want.keys);
+    check_same_stats(got.stats, want.stats);
+  }
+  std::unique_ptr<KeyReader> small = KeyReader::for_range(rb, narrow);
+  CHECK_THROWS_WITH(
+      [&] {
+        while (small->next(batch)) {
+        }
+      }(),
+      b + ": line 101: key longer than the maximum key length (32 bytes)");
+  small->restart(rb);  // after an error, from the start again: the same keys, the same error
+  uint64_t before_error = 0;
+  CHECK_THROWS_WITH(
+      [&] {
+        while (small->next(batch)) before_error += batch.keys.size();
+      }(),
+      b + ": line 101: key longer than the maximum key length (32 bytes)");
+  small->restart(rc);
+  Sequential got;
+  while (small->next(batch)) got.keys.insert(got.keys.end(), batch.keys.begin(), batch.keys.end());
+  CHECK(got.keys == std::vector<std::string>{"first", "second"});
+  CHECK(small->stats().lines == 2);
+}
+
 TEST_CASE("range pipeline: an exception from work propagates and stops the threads",
           "[pipeline][ranges]") {
   TempDir dir;

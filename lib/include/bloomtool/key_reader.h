@@ -108,6 +108,10 @@ class KeyReader {
   // Reads one range of a file (from plan_line_ranges). Line numbers in its messages count from
   // the start of the range.
   static std::unique_ptr<KeyReader> for_range(const LineRange& range, InputOptions options);
+  // Points a reader made by for_range at another range, from its start: stats and line numbers
+  // begin again, the read buffer is kept (a thread that reads many ranges fills fresh memory
+  // once, not once per range).
+  void restart(const LineRange& range);
   ~KeyReader();
   KeyReader(const KeyReader&) = delete;
   KeyReader& operator=(const KeyReader&) = delete;
