@@ -3,7 +3,10 @@
 # slows every command alike: the minimal one-thread loop (bench/minimal_build.cpp), `bloomtool
 # build --threads 1` and `--threads 2`, one after another, round after round, on the 10M URL keys
 # at -n 10M -p 1%. Prints each command's median wall-clock seconds and mean CPU seconds (user +
-# system), then 1 thread / 2 threads and 1 thread / minimal loop from the medians.
+# system), then 1 thread / 2 threads and 1 thread / minimal loop from the medians; then the same
+# two ratios taken within each round (the commands of a round ran seconds apart, so a drift of
+# the machine's speed cancels out): their median and a distribution-free 95 % interval for it
+# (order statistics of the binomial(n, 1/2); 9 rounds or more).
 #
 #   bench/scaling.sh [ROUNDS] [standard|blocked]      (default 15 rounds, both variants)
 set -euo pipefail
@@ -47,6 +50,22 @@ for v in $variants; do
     "$v" "$mw" "$mc" "$w1" "$c1" "$w2" "$c2"
   awk -v a="$w1" -v b="$w2" -v m="$mw" -v v="$v" \
     'BEGIN{printf "%s: 1 thread / 2 threads %.2fx, 1 thread / minimal loop %.2fx\n", v, a/b, a/m}'
+  # Per-round ratios: line r of each file is round r.
+  paired() {  # paired NUM DEN: the median of NUM/DEN over rounds and its 95 % interval
+    paste -d' ' "$out/$1" "$out/$2" | awk '{print $1 / $4}' | sort -g | awk '
+      {x[NR] = $1}
+      END {
+        n = NR; m = (n % 2) ? x[(n + 1) / 2] : (x[n / 2] + x[n / 2 + 1]) / 2
+        # The largest k with P(Binomial(n, 1/2) < k) <= 2.5 %: [x_k, x_(n+1-k)] covers the median
+        # with at least 95 %.
+        k = 0; p = 0.5 ^ n; c = p
+        for (i = 1; i <= n && c <= 0.025; i++) { k = i; p = p * (n - i + 1) / i; c += p }
+        if (k >= 1) printf "%.2fx (95%% interval %.2f-%.2f)", m, x[k], x[n + 1 - k]
+        else printf "%.2fx (too few rounds for an interval)", m
+      }'
+  }
+  printf '%s, per round: 1 thread / 2 threads %s, 1 thread / minimal loop %s\n' "$v" \
+    "$(paired t1 t2)" "$(paired t1 min)"
   rm -f "$out/min" "$out/t1" "$out/t2"
 done
 echo "== load average after $(cut -d' ' -f1-3 /proc/loadavg)"

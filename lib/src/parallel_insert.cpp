@@ -97,11 +97,14 @@ void ParallelInserter::set_mode(Mode mode) {
     for (unsigned t = 0; t < 2; ++t) {
       Half& h = halves_[t];
       h.fill.assign(kHalfSlots, 0);
+      // One block for the ring, left uninitialised: its pages are first touched by the sending
+      // thread while both threads run, not all here before the input is read (fresh memory is
+      // slow to fault in on some virtual machines: docs/PERFORMANCE.md).
       if (standard) {
-        h.offsets.assign(kHalfSlots, std::vector<uint32_t>(kSlotItems));
+        h.offsets = std::make_unique_for_overwrite<uint32_t[]>(kHalfSlots * kSlotItems);
         h.own_offsets.resize(kSplitKeys * filter_->k());
       } else {
-        h.hashes.assign(kHalfSlots, std::vector<uint64_t>(kSlotItems));
+        h.hashes = std::make_unique_for_overwrite<uint64_t[]>(kHalfSlots * kSlotItems);
         h.own_hashes.resize(kSplitKeys);
       }
     }
@@ -173,13 +176,15 @@ void ParallelInserter::split(std::span<const uint64_t> hashes, unsigned thread) 
     const uint32_t k = filter_->k();
     const uint64_t lo_bit = lo * 64, bits = (hi - lo) * 64, other_bit = other_lo * 64;
     uint32_t* own = mine.own_offsets.data();
-    uint32_t* out = other.offsets[other.tail.load(std::memory_order_relaxed) % kHalfSlots].data();
+    uint32_t* out =
+        other.offsets.get() + other.tail.load(std::memory_order_relaxed) % kHalfSlots * kSlotItems;
     for (const uint64_t h : hashes) {
       if (sent + k > kSlotItems) {
         mine.out_fill = sent;
         publish(thread);
         sent = 0;
-        out = other.offsets[other.tail.load(std::memory_order_relaxed) % kHalfSlots].data();
+        out = other.offsets.get() +
+              other.tail.load(std::memory_order_relaxed) % kHalfSlots * kSlotItems;
       }
       for_each_standard_position(h, k, m, [&](uint64_t pos) {
         const uint64_t rel = pos - lo_bit;  // wraps below the half
@@ -193,13 +198,15 @@ void ParallelInserter::split(std::span<const uint64_t> hashes, unsigned thread) 
   } else {
     const uint64_t blocks = m / kBlockBits, lo_block = lo / 8, half_blocks = (hi - lo) / 8;
     uint64_t* own = mine.own_hashes.data();
-    uint64_t* out = other.hashes[other.tail.load(std::memory_order_relaxed) % kHalfSlots].data();
+    uint64_t* out =
+        other.hashes.get() + other.tail.load(std::memory_order_relaxed) % kHalfSlots * kSlotItems;
     for (const uint64_t h : hashes) {
       if (sent == kSlotItems) {
         mine.out_fill = sent;
         publish(thread);
         sent = 0;
-        out = other.hashes[other.tail.load(std::memory_order_relaxed) % kHalfSlots].data();
+        out = other.hashes.get() +
+              other.tail.load(std::memory_order_relaxed) % kHalfSlots * kSlotItems;
       }
       const bool in = reduce64(h, blocks) - lo_block < half_blocks;
       own[n] = h;
@@ -250,8 +257,8 @@ void ParallelInserter::take_inbox(unsigned half) {
   const bool standard = filter_->variant() == BloomVariant::kStandard;
   for (uint64_t slot = h.head.load(std::memory_order_relaxed); slot < tail; ++slot) {
     const size_t i = slot % kHalfSlots;
-    set_half(half, standard ? h.offsets[i].data() : nullptr,
-             standard ? nullptr : h.hashes[i].data(), h.fill[i]);
+    set_half(half, standard ? h.offsets.get() + i * kSlotItems : nullptr,
+             standard ? nullptr : h.hashes.get() + i * kSlotItems, h.fill[i]);
     h.head.store(slot + 1, std::memory_order_release);
   }
 }

@@ -80,11 +80,11 @@ class ParallelInserter {
   // it sets its own keys' bits and the ring's, or by the sender when the ring is full.
   struct Half {
     std::mutex lock;
-    std::vector<std::vector<uint32_t>> offsets;  // [slot]
-    std::vector<std::vector<uint64_t>> hashes;   // [slot]
-    std::vector<size_t> fill;                    // [slot]
-    alignas(64) std::atomic<uint64_t> head{0};   // slots set
-    alignas(64) std::atomic<uint64_t> tail{0};   // slots sent
+    std::unique_ptr<uint32_t[]> offsets;  // slot s: [s * kSlotItems, (s + 1) * kSlotItems)
+    std::unique_ptr<uint64_t[]> hashes;
+    std::vector<size_t> fill;                   // [slot]
+    alignas(64) std::atomic<uint64_t> head{0};  // slots set
+    alignas(64) std::atomic<uint64_t> tail{0};  // slots sent
     // The owner's scratch: its own keys' bits of one batch, and what it is filling for the other.
     std::vector<uint32_t> own_offsets;
     std::vector<uint64_t> own_hashes;
