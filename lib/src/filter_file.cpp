@@ -295,7 +295,7 @@ class SinkThread {
         error_ = error;
         queue_.clear();
         unfinished_ = 0;
-      } else if (unfinished_ > 0) {
+      } else {
         --unfinished_;
       }
       spare_.push_back(std::move(piece.bytes));

@@ -35,6 +35,12 @@ bool can_split(const BloomFilter* filter, unsigned threads) {
   return filter->variant() == BloomVariant::kBlocked512 || filter->bits() <= (uint64_t{1} << 32);
 }
 
+// kHalves: the items of slot `slot` (counted without end; the ring has kHalfSlots) of a ring.
+template <typename T>
+T* slot_items(const std::unique_ptr<T[]>& ring, uint64_t slot) {
+  return ring.get() + slot % kHalfSlots * kSlotItems;
+}
+
 // Sets bit positions (64-bit, or kHalves' 32-bit offsets into a half) in w, the words a few
 // positions ahead fetched first.
 template <typename Position>
@@ -176,15 +182,13 @@ void ParallelInserter::split(std::span<const uint64_t> hashes, unsigned thread) 
     const uint32_t k = filter_->k();
     const uint64_t lo_bit = lo * 64, bits = (hi - lo) * 64, other_bit = other_lo * 64;
     uint32_t* own = mine.own_offsets.data();
-    uint32_t* out =
-        other.offsets.get() + other.tail.load(std::memory_order_relaxed) % kHalfSlots * kSlotItems;
+    uint32_t* out = slot_items(other.offsets, other.tail.load(std::memory_order_relaxed));
     for (const uint64_t h : hashes) {
       if (sent + k > kSlotItems) {
         mine.out_fill = sent;
         publish(thread);
         sent = 0;
-        out = other.offsets.get() +
-              other.tail.load(std::memory_order_relaxed) % kHalfSlots * kSlotItems;
+        out = slot_items(other.offsets, other.tail.load(std::memory_order_relaxed));
       }
       for_each_standard_position(h, k, m, [&](uint64_t pos) {
         const uint64_t rel = pos - lo_bit;  // wraps below the half
@@ -198,15 +202,13 @@ void ParallelInserter::split(std::span<const uint64_t> hashes, unsigned thread) 
   } else {
     const uint64_t blocks = m / kBlockBits, lo_block = lo / 8, half_blocks = (hi - lo) / 8;
     uint64_t* own = mine.own_hashes.data();
-    uint64_t* out =
-        other.hashes.get() + other.tail.load(std::memory_order_relaxed) % kHalfSlots * kSlotItems;
+    uint64_t* out = slot_items(other.hashes, other.tail.load(std::memory_order_relaxed));
     for (const uint64_t h : hashes) {
       if (sent == kSlotItems) {
         mine.out_fill = sent;
         publish(thread);
         sent = 0;
-        out = other.hashes.get() +
-              other.tail.load(std::memory_order_relaxed) % kHalfSlots * kSlotItems;
+        out = slot_items(other.hashes, other.tail.load(std::memory_order_relaxed));
       }
       const bool in = reduce64(h, blocks) - lo_block < half_blocks;
       own[n] = h;
@@ -256,9 +258,8 @@ void ParallelInserter::take_inbox(unsigned half) {
   const uint64_t tail = h.tail.load(std::memory_order_acquire);
   const bool standard = filter_->variant() == BloomVariant::kStandard;
   for (uint64_t slot = h.head.load(std::memory_order_relaxed); slot < tail; ++slot) {
-    const size_t i = slot % kHalfSlots;
-    set_half(half, standard ? h.offsets.get() + i * kSlotItems : nullptr,
-             standard ? nullptr : h.hashes.get() + i * kSlotItems, h.fill[i]);
+    set_half(half, standard ? slot_items(h.offsets, slot) : nullptr,
+             standard ? nullptr : slot_items(h.hashes, slot), h.fill[slot % kHalfSlots]);
     h.head.store(slot + 1, std::memory_order_release);
   }
 }
