@@ -67,6 +67,14 @@ measure "wc -l, 10M URLs" 10000000 "wc -l $U"
 # The one-thread yardstick: read, split, hash, insert and nothing else (bench/minimal_build.cpp).
 measure "minimal loop standard -n 10M -p 1% (1 thread)" 10000000 "$MINIMAL standard $U 10000000 0.01"
 measure "minimal loop blocked -n 10M -p 1% (1 thread)" 10000000 "$MINIMAL blocked $U 10000000 0.01"
+# What two cores give the same work split with nothing shared: two minimal loops at once, each on
+# half the lines at half the n (the same total filter size).
+split -n l/2 -d "$U" "$T/half"
+cat "$T/half00" "$T/half01" >/dev/null
+for v in standard blocked; do
+  measure "two minimal loops $v at once, each on half the keys" 10000000 \
+    "bash -c '$MINIMAL $v $T/half00 5000000 0.01 & $MINIMAL $v $T/half01 5000000 0.01 & wait'"
+done
 measure "bloomtool build standard -n 10M -p 1%, 1 thread" 10000000 "$BT build -q --threads 1 -n 10M -p 1% -o $T/s1.bf $U"
 measure "bloomtool build standard -n 10M -p 1%, 2 threads" 10000000 "$BT build -q --threads 2 -n 10M -p 1% -o $T/s2.bf $U"
 measure "bloomtool build blocked -n 10M -p 1%, 1 thread" 10000000 "$BT build -q --threads 1 --variant blocked -n 10M -p 1% -o $T/b1.bf $U"
@@ -142,6 +150,8 @@ report=bench/results/$(date -u +%Y-%m-%d).md
   echo "| bloomtool blocked build / wc -l | $(ratio "$B" "wc -l, 10M URLs") |"
   echo "| 1 thread / 2 threads, standard build | $(ratio "$S1" "$S") |"
   echo "| 1 thread / 2 threads, blocked build | $(ratio "$B1" "$B") |"
+  echo "| minimal loop / two at once on halves, standard | $(ratio "minimal loop standard -n 10M -p 1% (1 thread)" "two minimal loops standard at once, each on half the keys") |"
+  echo "| minimal loop / two at once on halves, blocked | $(ratio "minimal loop blocked -n 10M -p 1% (1 thread)" "two minimal loops blocked at once, each on half the keys") |"
   echo "| bloomtool 1 thread / minimal loop, standard | $(ratio "$S1" "minimal loop standard -n 10M -p 1% (1 thread)") |"
   echo "| bloomtool 1 thread / minimal loop, blocked | $(ratio "$B1" "minimal loop blocked -n 10M -p 1% (1 thread)") |"
   echo "| libbloom query / bloomtool query (standard) | $(ratio "libbloom check (C driver), 1M non-members" "bloomtool query standard, 1M non-members") |"

@@ -6,7 +6,10 @@
 # system), then 1 thread / 2 threads and 1 thread / minimal loop from the medians; then the same
 # two ratios taken within each round (the commands of a round ran seconds apart, so a drift of
 # the machine's speed cancels out): their median and a distribution-free 95 % interval for it
-# (order statistics of the binomial(n, 1/2); 9 rounds or more).
+# (order statistics of the binomial(n, 1/2); 9 rounds or more). Each round also runs two minimal
+# loops at once, each on half the lines at half the n (the same total filter size, no data shared
+# between the two): what two cores give work split with no communication, at that minute, as a
+# yardstick for the two-thread ratio.
 #
 #   bench/scaling.sh [ROUNDS] [standard|blocked]      (default 15 rounds, both variants)
 set -euo pipefail
@@ -19,9 +22,10 @@ BT=$PWD/build/release/apps/bloomtool/bloomtool
 MINIMAL=$PWD/build/release/bench/minimal_build
 U=$PWD/bench/data/urls-10m.txt
 [ -s "$U" ] || build/release/bench/gen_keys urls 10000000 1 >"$U"
-cat "$U" >/dev/null
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
+split -n l/2 -d "$U" "$out/half"
+cat "$U" "$out/half00" "$out/half01" >/dev/null
 echo "== $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%Y-%m-%dT%H:%M:%SZ), $rounds rounds"
 for v in $variants; do
   # timed NAME COMMAND...: appends "wall user system" seconds to $out/NAME (wall from the shell's
@@ -36,6 +40,8 @@ for v in $variants; do
   }
   for ((r = 0; r < rounds; r++)); do
     timed min "$MINIMAL" "$v" "$U" 10000000 0.01
+    timed pair bash -c '"$1" "$2" "$3" 5000000 0.01 & "$1" "$2" "$4" 5000000 0.01 & wait' _ \
+      "$MINIMAL" "$v" "$out/half00" "$out/half01"
     for t in 1 2; do
       timed "t$t" "$BT" build -q --threads "$t" --variant "$v" -n 10M -p 1% -o "$out/f.bf" "$U"
     done
@@ -46,8 +52,9 @@ for v in $variants; do
   read -r mw mc <<<"$(summary "$out/min")"
   read -r w1 c1 <<<"$(summary "$out/t1")"
   read -r w2 c2 <<<"$(summary "$out/t2")"
-  printf '%s: minimal loop %s s (cpu %s), 1 thread %s s (cpu %s), 2 threads %s s (cpu %s)\n' \
-    "$v" "$mw" "$mc" "$w1" "$c1" "$w2" "$c2"
+  read -r pw pc <<<"$(summary "$out/pair")"
+  printf '%s: minimal loop %s s (cpu %s), two on halves at once %s s (cpu %s), 1 thread %s s (cpu %s), 2 threads %s s (cpu %s)\n' \
+    "$v" "$mw" "$mc" "$pw" "$pc" "$w1" "$c1" "$w2" "$c2"
   awk -v a="$w1" -v b="$w2" -v m="$mw" -v v="$v" \
     'BEGIN{printf "%s: 1 thread / 2 threads %.2fx, 1 thread / minimal loop %.2fx\n", v, a/b, a/m}'
   # Per-round ratios: line r of each file is round r.
@@ -66,6 +73,7 @@ for v in $variants; do
   }
   printf '%s, per round: 1 thread / 2 threads %s, 1 thread / minimal loop %s\n' "$v" \
     "$(paired t1 t2)" "$(paired t1 min)"
-  rm -f "$out/min" "$out/t1" "$out/t2"
+  printf '%s, per round: minimal loop / two on halves at once %s\n' "$v" "$(paired min pair)"
+  rm -f "$out/min" "$out/t1" "$out/t2" "$out/pair"
 done
 echo "== load average after $(cut -d' ' -f1-3 /proc/loadavg)"
