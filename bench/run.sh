@@ -73,7 +73,7 @@ split -n l/2 -d "$U" "$T/half"
 cat "$T/half00" "$T/half01" >/dev/null
 for v in standard blocked; do
   measure "two minimal loops $v at once, each on half the keys" 10000000 \
-    "bash -c '$MINIMAL $v $T/half00 5000000 0.01 & $MINIMAL $v $T/half01 5000000 0.01 & wait'"
+    "bash -c '$MINIMAL $v $T/half00 5000000 0.01 & a=\$!; $MINIMAL $v $T/half01 5000000 0.01 && wait \$a'"
 done
 measure "bloomtool build standard -n 10M -p 1%, 1 thread" 10000000 "$BT build -q --threads 1 -n 10M -p 1% -o $T/s1.bf $U"
 measure "bloomtool build standard -n 10M -p 1%, 2 threads" 10000000 "$BT build -q --threads 2 -n 10M -p 1% -o $T/s2.bf $U"

@@ -40,7 +40,7 @@ for v in $variants; do
   }
   for ((r = 0; r < rounds; r++)); do
     timed min "$MINIMAL" "$v" "$U" 10000000 0.01
-    timed pair bash -c '"$1" "$2" "$3" 5000000 0.01 & "$1" "$2" "$4" 5000000 0.01 & wait' _ \
+    timed pair bash -c '"$1" "$2" "$3" 5000000 0.01 & a=$!; "$1" "$2" "$4" 5000000 0.01 && wait "$a"' _ \
       "$MINIMAL" "$v" "$out/half00" "$out/half01"
     for t in 1 2; do
       timed "t$t" "$BT" build -q --threads "$t" --variant "$v" -n 10M -p 1% -o "$out/f.bf" "$U"
