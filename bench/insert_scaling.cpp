@@ -1,5 +1,5 @@
 // Ways for two threads to insert into one Bloom filter, timed on the same hashes: what
-// docs/PERFORMANCE.md ("Two threads: what was tried") quotes. Hashes are mix64 of a counter (the
+// docs/PERFORMANCE.md ("Decisions and what was tried") quotes. Hashes are mix64 of a counter (the
 // filter sees only uniformly random 64-bit hashes, as from XXH3), so reading and hashing are left
 // out and only the insert is timed.
 //

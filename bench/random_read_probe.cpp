@@ -1,6 +1,6 @@
 // How fast can one core of this machine do random read-modify-writes into an array of a given
 // size, prefetching a given number of accesses ahead? The bound under a standard Bloom filter's
-// inserts (k scattered probes per key), quoted in docs/PERFORMANCE.md ("What bounds it").
+// inserts (k scattered probes per key), quoted in docs/PERFORMANCE.md ("What bounds a build").
 //
 //   random_read_probe [MIB] [AHEAD...]     default: 12 MiB (a 10M-key, 1 % filter), 0 16 64
 //
