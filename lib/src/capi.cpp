@@ -16,11 +16,11 @@
 #include "bloomtool/reader.h"
 #include "bloomtool/version.h"
 
-// The handle. Every call on it runs between enter() and leave(), which count it in `state`;
+// The handle. Every call on it is counted in `state` while it runs (InFlight below);
 // bloomtool_shutdown sets kShut in the same word, waits until no call is in flight and frees the
-// reader (the filter's memory and mapping). A call that enters after kShut is set fails with
+// reader (the filter's memory and mapping). A call that starts after kShut is set fails with
 // BLOOMTOOL_ERR_CLOSED, so shutting down while other threads query is safe; the handle itself
-// (a few words and the facts' strings) lives until bloomtool_close.
+// (a few words and the facts' strings) lives until bloomtool_close, which no call may race.
 struct bloomtool_filter {
   bloomtool_filter(const std::string& path_, const bloomtool::ReaderOptions& options)
       : reader(std::make_unique<bloomtool::Reader>(path_, options)),

@@ -355,6 +355,11 @@ def _reopen(path: bytes, trusted_key: Optional[bytes], identity: Tuple[Any, ...]
     return f
 
 
+# Keys joined as they are: their len() is their length in bytes (not so for array.array or a
+# memoryview of wider items, which are converted key by key).
+_JOINABLE = {bytes, bytearray}
+
+
 class Filter:
     """An open filter file; create it with :func:`open`. Safe to query from several threads, and
     to close while they do. Pickling and copying reopen the file by its absolute path with the
@@ -423,12 +428,12 @@ class Filter:
                 raise _argument_error(f"keys: expected an iterable of keys, got "
                                       f"{type(keys).__name__}") from None
         count = len(items)
-        types = set(map(type, items))
         data: Optional[bytes] = None
-        if types <= {bytes, bytearray}:  # their len() is their byte length
-            data = b"".join(items)
-        elif types == {str}:
+        first = type(items[0]) if items else bytes
+        if first is str:
             data = self._join_str(items)
+        elif set(map(type, items)) <= _JOINABLE:
+            data = b"".join(items)
         if data is None:
             items = [_as_bytes(k, f"keys[{i}]") for i, k in enumerate(items)]
             data = b"".join(items)
@@ -446,7 +451,10 @@ class Filter:
     def _join_str(items: List[Key]) -> Optional[bytes]:
         """All keys str and all ASCII: one join and one encode, and each key's byte length is its
         length. None otherwise (the caller encodes key by key)."""
-        text = "".join(items)  # type: ignore[arg-type]
+        try:
+            text = "".join(items)  # type: ignore[arg-type]
+        except TypeError:  # not all str
+            return None
         return text.encode("ascii") if text.isascii() else None
 
     def _read_info(self) -> Dict[str, Any]:
