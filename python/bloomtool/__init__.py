@@ -268,7 +268,8 @@ def _error(status: int, path: Optional[str] = None) -> Error:
         filename = path
         if code is not None and path is not None and not message.startswith(path + ": "):
             filename = message.rpartition(": ")[0]  # the trusted key file, not the filter
-        return _OPEN_ERRORS.get(code, OpenError)(message, status, name, filename, code)  # type: ignore[arg-type]
+        open_error = _OPEN_ERRORS.get(code, OpenError)  # type: ignore[arg-type]
+        return open_error(message, status, name, filename, code)
     return cls(message, status, name)
 
 
@@ -285,11 +286,11 @@ def _as_bytes(key: Key, what: str = "key") -> bytes:
         try:
             return key.encode("utf-8")
         except UnicodeEncodeError as e:
-            raise _argument_error(f"{what}: not encodable as UTF-8 ({e.reason}: {key[e.start:e.end]!r}"
-                                  f" at index {e.start})") from None
+            raise _argument_error(f"{what}: not encodable as UTF-8 ({e.reason}: "
+                                  f"{key[e.start:e.end]!r} at index {e.start})") from None
     try:
         view = memoryview(key)
-    except TypeError:
+    except (TypeError, ValueError, BufferError):
         raise _argument_error(f"{what}: expected bytes, a bytes-like object or str, got "
                               f"{type(key).__name__}") from None
     with view:

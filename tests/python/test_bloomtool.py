@@ -487,9 +487,11 @@ class CopyAndPickle(unittest.TestCase):
         cwd = os.getcwd()
         self.addCleanup(os.chdir, cwd)
         os.chdir(GOLDEN)
-        with bloomtool.open("v1-fuse-8.bf") as f, bloomtool.open(b"v1-bloom-signed.bf",
-                                                                 trusted_key=b"golden-signing.pub") as s:
-            data = pickle.dumps([f, s])
+        f = bloomtool.open("v1-fuse-8.bf")
+        s = bloomtool.open(b"v1-bloom-signed.bf", trusted_key=b"golden-signing.pub")
+        data = pickle.dumps([f, s])
+        f.close()
+        s.close()
         os.chdir(self.tmp.name)
         f, s = pickle.loads(data)
         self.assertEqual(f.contains_many(self.keys), cli_flags(GOLDEN / "v1-fuse-8.bf", self.keys))
@@ -527,9 +529,10 @@ class CopyAndPickle(unittest.TestCase):
                             call(f)
                         self.assertIn("cannot reopen", str(caught.exception))
         # A key file that cannot be reopened: the filter neither.
-        with PUB.open("rb") as key, bloomtool.open(SIGNED, trusted_key=f"/proc/self/fd/{key.fileno()}") as f:
-            with self.assertRaises(TypeError):
-                pickle.dumps(f)
+        with PUB.open("rb") as key:
+            with bloomtool.open(SIGNED, trusted_key=f"/proc/self/fd/{key.fileno()}") as f:
+                with self.assertRaises(TypeError):
+                    pickle.dumps(f)
 
     def test_process_pools_answer_as_the_cli(self):
         # Filters pickled to spawn / forkserver / fork workers (multiprocessing.Pool and
@@ -597,8 +600,10 @@ class Arguments(unittest.TestCase):
                     mixed = [c if i % 3 else (b.decode() if i % 2 else b)
                              for i, (b, c) in enumerate(zip(base, converted))]
                     self.assertEqual(f.contains_many(mixed), want)
-            self.assertEqual(f.contains_many([array("H", b"https://golden.example/item/0-"[:-1] + b"1")]),
-                             [f.contains(b"https://golden.example/item/01")])
+            # The example: array('H', b'key1') is the 4-byte key b'key1'.
+            member = next(k for k in read_keys(GOLDEN / "keys.txt") if len(k) % 2 == 0)
+            self.assertEqual(f.contains_many([array("H", member), b"key2"]), [True, False])
+            self.assertTrue(f.contains(array("H", member)))
 
     def test_a_single_key_is_not_a_batch(self):
         with bloomtool.open(STANDARD) as f:
@@ -653,13 +658,14 @@ class Arguments(unittest.TestCase):
             with self.subTest(path=bad):
                 with self.assertRaises(bloomtool.ArgumentError) as caught:
                     bloomtool.open(bad)
-                self.assertTrue(str(caught.exception).startswith(what + ": "), str(caught.exception))
+                self.assertTrue(str(caught.exception).startswith(what + ": "),
+                                str(caught.exception))
         with self.assertRaises(bloomtool.ArgumentError) as caught:
             bloomtool.open(SIGNED, trusted_key="\ud800.pub")
         self.assertRegex(str(caught.exception), r"^trusted_key: ")
-        for empty in ("", b"", Path("")):
+        for empty in ("", b""):
             with self.assertRaises(bloomtool.ArgumentError) as caught:
-                bloomtool.open(empty) if not isinstance(empty, Path) else bloomtool.open(str(empty)[:0])
+                bloomtool.open(empty)
             self.assertEqual(str(caught.exception), "no path (the path is empty)")
         with self.assertRaises(bloomtool.ArgumentError) as caught:
             bloomtool.open(SIGNED, trusted_key="")
@@ -702,7 +708,8 @@ class Arguments(unittest.TestCase):
 
     def test_a_missing_library_fails_the_import_with_a_hint(self):
         r = subprocess.run([sys.executable, "-c", "import bloomtool"], capture_output=True,
-                           env={**os.environ, "BLOOMTOOL_LIBRARY": "/nonexistent/libbloomtool.so.0"})
+                           env={**os.environ,
+                                "BLOOMTOOL_LIBRARY": "/nonexistent/libbloomtool.so.0"})
         self.assertEqual(r.returncode, 1)
         last = r.stderr.decode().rstrip("\n").splitlines()[-1]
         self.assertRegex(last, r"^ImportError: bloomtool: cannot load the C library "
