@@ -522,6 +522,7 @@ class Filter:
         return self.__copy__()
 
     def __enter__(self) -> "Filter":
+        self._check_open()  # as a closed file does
         return self
 
     def __exit__(self, *exc: object) -> None:

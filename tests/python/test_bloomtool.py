@@ -370,12 +370,12 @@ class Closing(unittest.TestCase):
         for call in (lambda: f.contains(b"a"), lambda: "a" in f, lambda: f.contains(""),
                      lambda: f.contains_many([b"a", "b"]), lambda: f.contains_many([]),
                      lambda: f.contains_many(iter([])), lambda: f.info,
-                     lambda: pickle.dumps(f), lambda: copy.copy(f), lambda: copy.deepcopy(f)):
+                     lambda: pickle.dumps(f), lambda: copy.copy(f), lambda: copy.deepcopy(f),
+                     f.__enter__):
             closed_error_of(self, f, call)
         f.close()  # twice is fine
-        with f:  # and a with-block on it closes it again
-            pass
         closed_error_of(self, f, lambda: f.contains(b"a"))
+        self.assertEqual(f.path, str(STANDARD))
 
     def test_close_while_threads_query(self):
         # 4 threads query one filter (single keys, str and bytes, batches, the facts) while the
