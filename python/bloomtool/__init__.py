@@ -341,10 +341,11 @@ _IDENTITY = ("kind", "variant", "m", "k", "hash", "seed", "distinct_keys", "crea
              "file_bytes")
 
 
-def _reopen(path: bytes, trusted_key: Optional[bytes], identity: Tuple[Any, ...]) -> "Filter":
-    """Unpickles a Filter: opens the same file with the same options, and checks that it is the
-    file that was pickled (the facts of _IDENTITY)."""
-    f = Filter(path, trusted_key)
+def _reopen(path: bytes, options: Dict[str, Any], identity: Tuple[Any, ...]) -> "Filter":
+    """Unpickles a Filter: opens the same file with the same open options (keyword arguments of
+    Filter: trusted_key, as an absolute path), and checks that it is the file that was pickled
+    (the facts of _IDENTITY)."""
+    f = Filter(path, **options)
     info = f._info
     now = tuple(info[name] for name in _IDENTITY)
     if now != tuple(identity):
@@ -389,9 +390,10 @@ class Filter:
         self._info = self._read_info()
         reopen = _reopenable(encoded)
         key_reopen = None if key is None else _reopenable(key)
-        self._reopen: Optional[Tuple[bytes, Optional[bytes]]] = (
+        # How another process opens the same file: its absolute path and every open option.
+        self._reopen: Optional[Tuple[bytes, Dict[str, Any]]] = (
             None if reopen is None or (key is not None and key_reopen is None)
-            else (reopen, key_reopen))
+            else (reopen, {} if key is None else {"trusted_key": key_reopen}))
 
     def _check_open(self) -> None:
         """Raises the closed error once the C handle is shut down (asking it, not a flag of
@@ -507,8 +509,8 @@ class Filter:
         if self._reopen is None:
             raise TypeError(f"cannot {what} bloomtool.Filter {self.path!r}: opened from a file that"
                             " another process cannot reopen by its path (a pipe, a device, /proc)")
-        path, key = self._reopen
-        return (path, key, tuple(self._info[name] for name in _IDENTITY))
+        path, options = self._reopen
+        return (path, dict(options), tuple(self._info[name] for name in _IDENTITY))
 
     def __reduce__(self) -> Tuple[Any, ...]:
         # Another process (multiprocessing, concurrent.futures, Dask) reopens the file by path.
