@@ -367,6 +367,11 @@ class Filter:
     to close while they do. Pickling and copying reopen the file by its absolute path with the
     same trusted key (a TypeError for a filter opened from a pipe, a device or /proc)."""
 
+    # An object whose __init__ failed or never ran answers every call with ArgumentError.
+    _handle: Optional[int] = None
+    _closed = True
+    path = ""
+
     def __init__(self, path: PathArg, trusted_key: Optional[PathArg] = None) -> None:
         if getattr(self, "_handle", None) is not None:
             raise TypeError("bloomtool.Filter: already open (create a new Filter)")

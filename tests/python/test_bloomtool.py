@@ -376,6 +376,13 @@ class Closing(unittest.TestCase):
         f.close()  # twice is fine
         closed_error_of(self, f, lambda: f.contains(b"a"))
         self.assertEqual(f.path, str(STANDARD))
+        # A Filter never opened (its __init__ not run): the module's error, not AttributeError.
+        g = bloomtool.Filter.__new__(bloomtool.Filter)
+        for call in (lambda: g.contains(b"a"), lambda: g.contains_many([b"a"]), lambda: g.info,
+                     lambda: pickle.dumps(g)):
+            with self.assertRaises(bloomtool.ArgumentError):
+                call()
+        g.close()
 
     def test_close_while_threads_query(self):
         # 4 threads query one filter (single keys, str and bytes, batches, the facts) while the
