@@ -378,11 +378,11 @@ class Filter:
         # _handle is set once, here, and freed by __del__ only: close() shuts the C handle down
         # (bloomtool_shutdown: calls in flight finish, later ones fail with BLOOMTOOL_ERR_CLOSED),
         # so no thread ever passes a freed pointer, whatever the timing of close().
-        self._handle: Optional[int] = None
+        self._handle = None
         self._closed = True
         encoded = _path_bytes(path, "path")
         key = None if trusted_key is None else _path_bytes(trusted_key, "trusted_key")
-        self.path: str = os.fsdecode(encoded)
+        self.path = os.fsdecode(encoded)
         handle = ctypes.c_void_p()
         if key is None:
             status = _lib.bloomtool_open(encoded, ctypes.byref(handle))
