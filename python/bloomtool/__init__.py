@@ -412,7 +412,12 @@ class Filter:
     def contains(self, key: Key) -> bool:
         """True if `key` may be in the filter, False if it definitely is not. `key`: bytes, any
         bytes-like object (its bytes), or str (UTF-8)."""
-        if type(key) is not bytes:
+        if type(key) is str:
+            try:
+                key = key.encode("utf-8")
+            except UnicodeEncodeError:
+                key = _as_bytes(key)  # raises ArgumentError, naming the character
+        elif type(key) is not bytes:
             key = _as_bytes(key)
         r = _lib.bloomtool_contains(self._handle, key, len(key))
         if r < 0:
