@@ -82,8 +82,8 @@ typedef struct bloomtool_info {
 BLOOMTOOL_C_API const char* bloomtool_version(void);
 
 /* Opens, verifies and instantiates the filter file at `path` (NUL-terminated, not empty) and
- * stores the handle in *out (NULL on failure). Every check `bloomtool query` makes is made here; a corrupt
- * or truncated file is an error, never a crash. */
+ * stores the handle in *out (NULL on failure). Every check `bloomtool query` makes is made here; a
+ * corrupt or truncated file is an error, never a crash. */
 BLOOMTOOL_C_API bloomtool_status bloomtool_open(const char* path, bloomtool_filter** out);
 
 /* Like bloomtool_open, and the filter opens only if it is signed by the key in the public key
