@@ -6,6 +6,10 @@
 include(CMakePackageConfigHelpers)
 
 set(BLOOMTOOL_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/bloomtool)
+# Modes of what install(CODE) copies: fixed, never the source tree's (a release tarball's files
+# are 0664) nor the umask's.
+set(bloomtool_file_mode "OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ")
+set(bloomtool_dir_mode "OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE")
 install(TARGETS bloomtool_lib EXPORT bloomtoolTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev)
 install(TARGETS bloomtool_c EXPORT bloomtoolTargets
@@ -37,7 +41,8 @@ foreach(pc bloomtool bloomtool-c)
     set(pc_dir \"${PROJECT_BINARY_DIR}/package/pc-\${pc_dir}\")
     configure_file(\"${PROJECT_BINARY_DIR}/package/${pc}.pc.in\" \"\${pc_dir}/${pc}.pc\" @ONLY)
     file(INSTALL \"\${pc_dir}/${pc}.pc\"
-         DESTINATION \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/pkgconfig\")" COMPONENT dev)
+         DESTINATION \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/pkgconfig\"
+         FILE_PERMISSIONS ${bloomtool_file_mode} DIR_PERMISSIONS ${bloomtool_dir_mode})" COMPONENT dev)
 endforeach()
 
 # The Python module (python/bloomtool, pure Python over libbloomtool.so.0 with ctypes). Where
@@ -67,6 +72,7 @@ install(CODE "
     set(py_dir \"\${CMAKE_INSTALL_PREFIX}/\${py_dir}\")
   endif()
   file(INSTALL \"${PROJECT_SOURCE_DIR}/python/bloomtool\" DESTINATION \"\${py_dir}\"
+       FILE_PERMISSIONS ${bloomtool_file_mode} DIR_PERMISSIONS ${bloomtool_dir_mode}
        FILES_MATCHING PATTERN \"*.py\" PATTERN \"py.typed\" PATTERN \"__pycache__\" EXCLUDE)
   file(RELATIVE_PATH lib \"\${py_dir}/bloomtool\"
        \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/libbloomtool.so.${BLOOMTOOL_C_SOVERSION}\")
@@ -75,7 +81,8 @@ install(CODE "
   file(WRITE \"\${gen_dir}/_libpath.py\"
        \"# Written by cmake --install: libbloomtool.so of this install, relative to this directory.\\n\"
        \"LIBRARY = \\\"\${lib}\\\"\\n\")
-  file(INSTALL \"\${gen_dir}/_libpath.py\" DESTINATION \"\${py_dir}/bloomtool\")" COMPONENT python)
+  file(INSTALL \"\${gen_dir}/_libpath.py\" DESTINATION \"\${py_dir}/bloomtool\"
+       FILE_PERMISSIONS ${bloomtool_file_mode})" COMPONENT python)
 
 # Shell completions, generated from the command tree by the freshly built program.
 set(BLOOMTOOL_COMPLETIONS_DIR ${PROJECT_BINARY_DIR}/completions)

@@ -100,6 +100,11 @@ set(CPACK_DEBIAN_PYTHON_PACKAGE_SECTION python)
 set(CPACK_DEBIAN_PYTHON_PACKAGE_ARCHITECTURE all)
 set(CPACK_DEBIAN_PYTHON_PACKAGE_SHLIBDEPS OFF)
 set(CPACK_DEBIAN_PYTHON_PACKAGE_DEPENDS "python3:any, libbloomtool0 (>= ${PROJECT_VERSION})")
+# postinst byte-compiles the module (py3compile), prerm removes what that and any import wrote
+# (py3clean), as Debian's Python packages do: no __pycache__ is left behind on removal.
+set(CPACK_DEBIAN_PYTHON_PACKAGE_CONTROL_EXTRA
+    ${PROJECT_SOURCE_DIR}/packaging/python3-bloomtool/postinst
+    ${PROJECT_SOURCE_DIR}/packaging/python3-bloomtool/prerm)
 set(CPACK_DEBIAN_PYTHON_DESCRIPTION
     "query bloomtool filter files from Python
 A pure Python module (ctypes) over libbloomtool: bloomtool.open(path),
@@ -108,7 +113,9 @@ with the checks and error messages of the bloomtool program.")
 
 string(TIMESTAMP BLOOMTOOL_DEB_DATE "%a, %d %b %Y %H:%M:%S +0000" UTC)
 configure_file(${PROJECT_SOURCE_DIR}/packaging/changelog.Debian.in
-               ${PROJECT_BINARY_DIR}/package/changelog.Debian @ONLY)
+               ${PROJECT_BINARY_DIR}/package/changelog.Debian @ONLY
+               FILE_PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)
+set(CPACK_BLOOMTOOL_COPYRIGHT ${PROJECT_SOURCE_DIR}/packaging/copyright)
 set(BLOOMTOOL_DEB_CHANGELOG ${PROJECT_BINARY_DIR}/package/changelog.Debian)
 configure_file(${PROJECT_SOURCE_DIR}/packaging/deb_prebuild.cmake.in
                ${PROJECT_BINARY_DIR}/package/deb_prebuild.cmake @ONLY)

@@ -11,23 +11,29 @@ A pure-Python module over the C API of libbloomtool.so.0 (``bloomtool/bloomtool_
         flags = f.contains_many(urls)      # list[bool], one call into the library
         print(f.info["kind"], f.info["model_fpr"])
 
-Keys are ``bytes`` (or ``bytearray``), or ``str`` encoded as UTF-8, and are normalised as the
-filter file says, exactly as ``bloomtool query`` does. Errors raise a subclass of
-:class:`Error` carrying the message ``bloomtool`` prints: :class:`FilterFileError` (a
+Keys are ``bytes`` (or any bytes-like object: its bytes), or ``str`` encoded as UTF-8, and are
+normalised as the filter file says, exactly as ``bloomtool query`` does. Errors raise a subclass
+of :class:`Error` carrying the message ``bloomtool`` prints: :class:`FilterFileError` (a
 ``ValueError``) for a file that is corrupt, unsupported or too large, :class:`OpenError` (an
-``OSError``) when the file cannot be opened or read, :class:`UntrustedError` (a
-``ValueError``) when ``open(path, trusted_key=...)`` finds the file unsigned, signed by another
-key or altered, :class:`ArgumentError` (a ``ValueError``) for a bad argument or a closed filter.
-One :class:`Filter` may be queried from many threads at once.
+``OSError``, and the matching FileNotFoundError, PermissionError, ...) when the file cannot be
+opened or read, :class:`UntrustedError` (a ``ValueError``) when ``open(path, trusted_key=...)``
+finds the file unsigned, signed by another key or altered, :class:`ArgumentError` (a
+``ValueError``) for a bad argument or a closed filter.
+One :class:`Filter` may be queried from many threads at once, and closed while they query (their
+calls then answer or raise ArgumentError, never crash). A filter pickles (and copies) by reopening
+its file with the same options in the other process: ``multiprocessing``, ``concurrent.futures``
+and Dask can pass it to workers.
 """
 
 from __future__ import annotations
 
 import ctypes
+import errno as _errno
 import os
+import stat
 from array import array
 from itertools import accumulate
-from typing import Any, Dict, Iterable, List, Optional, Union
+from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
 
 __all__ = [
     "ArgumentError",
@@ -42,7 +48,10 @@ __all__ = [
     "open",
 ]
 
-Key = Union[bytes, bytearray, str]
+# A key: bytes, any bytes-like object (bytearray, memoryview, array.array, ...: its bytes, by
+# byte length), or str (encoded as UTF-8).
+Key = Union[bytes, bytearray, memoryview, str, Any]
+PathArg = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
 
 # bloomtool_status (bloomtool_c.h).
 _OK = 0
@@ -55,6 +64,7 @@ _LIMIT_EXCEEDED = 6
 _NO_MEMORY = 7
 _INTERNAL = 8
 _UNTRUSTED = 9
+_CLOSED = 10
 
 
 class Error(Exception):
@@ -71,6 +81,10 @@ class Error(Exception):
     def __str__(self) -> str:
         return self.message
 
+    def __reduce__(self) -> Tuple[Any, ...]:
+        # Exceptions travel between processes (multiprocessing returns a worker's to the caller).
+        return (type(self), (self.message, self.status, self.status_name))
+
 
 class FilterFileError(Error, ValueError):
     """The file is not a filter this library reads: corrupt, truncated, unsupported, or larger
@@ -78,20 +92,61 @@ class FilterFileError(Error, ValueError):
 
 
 class ArgumentError(Error, ValueError):
-    """A bad argument: a key that is neither bytes nor str, or a closed filter."""
+    """A bad argument (a key that is neither bytes-like nor str, a path with a NUL byte, ...), or
+    a closed filter (``e.status_name == "closed"``)."""
 
 
 class OpenError(Error, OSError):
     """The operating system refused to open or read the file (missing, a directory, no
-    permission). ``e.filename`` is the path."""
+    permission). ``e.filename`` is the path, ``e.errno`` the error number and ``e.strerror`` its
+    text; the exception is also an instance of the matching OSError subclass
+    (FileNotFoundError, PermissionError, IsADirectoryError, NotADirectoryError), so ``except
+    FileNotFoundError`` catches a missing file."""
 
-    def __init__(self, message: str, status: int = 0, status_name: str = "",
-                 filename: Optional[str] = None) -> None:
-        Error.__init__(self, message, status, status_name)
-        self.filename = filename
+    def __init__(self, message: str, status: int = _IO, status_name: str = "i/o error",
+                 filename: Optional[str] = None, errno: Optional[int] = None) -> None:
+        if errno is not None:
+            OSError.__init__(self, errno, os.strerror(errno), filename)
+        else:
+            OSError.__init__(self, message)
+            self.filename = filename
+        self.message = message
+        self.status = status
+        self.status_name = status_name
 
     def __str__(self) -> str:
         return self.message
+
+    def __reduce__(self) -> Tuple[Any, ...]:
+        return (type(self), (self.message, self.status, self.status_name, self.filename,
+                             self.errno))
+
+
+class _FileNotFoundOpenError(OpenError, FileNotFoundError):
+    pass
+
+
+class _PermissionOpenError(OpenError, PermissionError):
+    pass
+
+
+class _IsADirectoryOpenError(OpenError, IsADirectoryError):
+    pass
+
+
+class _NotADirectoryOpenError(OpenError, NotADirectoryError):
+    pass
+
+
+_OPEN_ERRORS = {
+    _errno.ENOENT: _FileNotFoundOpenError,
+    _errno.EACCES: _PermissionOpenError,
+    _errno.EPERM: _PermissionOpenError,
+    _errno.EISDIR: _IsADirectoryOpenError,
+    _errno.ENOTDIR: _NotADirectoryOpenError,
+}
+# The C API words an I/O error "<path>: <strerror(errno)>": the number back from the text.
+_ERRNO_OF = {os.strerror(code): code for code in sorted(_errno.errorcode, reverse=True)}
 
 
 class UntrustedError(Error, ValueError):
@@ -116,6 +171,7 @@ _ERROR_CLASSES = {
     _NO_MEMORY: OutOfMemoryError,
     _INTERNAL: InternalError,
     _UNTRUSTED: UntrustedError,
+    _CLOSED: ArgumentError,
 }
 
 
@@ -163,7 +219,14 @@ def _find_library() -> str:
 
 
 def _load() -> ctypes.CDLL:
-    lib = ctypes.CDLL(_find_library())
+    name = _find_library()
+    try:
+        lib = ctypes.CDLL(name)
+    except OSError as e:
+        raise ImportError(
+            f"bloomtool: cannot load the C library {name} ({e}): install libbloomtool0 (or "
+            "`cmake --install` bloomtool), or set BLOOMTOOL_LIBRARY to the path of "
+            "libbloomtool.so.0", name="bloomtool") from e
     lib.bloomtool_version.argtypes = []
     lib.bloomtool_version.restype = ctypes.c_char_p
     lib.bloomtool_open.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]
@@ -173,6 +236,11 @@ def _load() -> ctypes.CDLL:
     lib.bloomtool_open_trusted.restype = ctypes.c_int
     lib.bloomtool_close.argtypes = [ctypes.c_void_p]
     lib.bloomtool_close.restype = None
+    if not hasattr(lib, "bloomtool_shutdown"):
+        raise ImportError(f"bloomtool: {name} is older than this module (no bloomtool_shutdown)",
+                          name="bloomtool")
+    lib.bloomtool_shutdown.argtypes = [ctypes.c_void_p]
+    lib.bloomtool_shutdown.restype = None
     lib.bloomtool_contains.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t]
     lib.bloomtool_contains.restype = ctypes.c_int
     lib.bloomtool_contains_many.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p,
@@ -196,17 +264,71 @@ def _error(status: int, path: Optional[str] = None) -> Error:
     name = _lib.bloomtool_status_name(status).decode()
     cls = _ERROR_CLASSES.get(status, InternalError)
     if cls is OpenError:
-        return OpenError(message, status, name, path)
+        code = _ERRNO_OF.get(message.rpartition(": ")[2])
+        filename = path
+        if code is not None and path is not None and not message.startswith(path + ": "):
+            filename = message.rpartition(": ")[0]  # the trusted key file, not the filter
+        open_error = _OPEN_ERRORS.get(code, OpenError)  # type: ignore[arg-type]
+        return open_error(message, status, name, filename, code)
     return cls(message, status, name)
 
 
-def _as_bytes(key: Key) -> bytes:
+def _argument_error(message: str) -> ArgumentError:
+    return ArgumentError(message, _INVALID_ARGUMENT, "invalid argument")
+
+
+def _as_bytes(key: Key, what: str = "key") -> bytes:
+    """A key's bytes: a str as UTF-8, a bytes-like object's bytes (all of them: an array('H') of
+    2 items is 4 bytes; a non-contiguous memoryview in its logical order)."""
+    if isinstance(key, bytes):
+        return key
     if isinstance(key, str):
-        return key.encode("utf-8")
-    if isinstance(key, (bytes, bytearray)):
-        return bytes(key)
-    raise ArgumentError(f"key: expected bytes or str, got {type(key).__name__}",
-                        _INVALID_ARGUMENT, "invalid argument")
+        try:
+            return key.encode("utf-8")
+        except UnicodeEncodeError as e:
+            raise _argument_error(f"{what}: not encodable as UTF-8 ({e.reason}: "
+                                  f"{key[e.start:e.end]!r} at index {e.start})") from None
+    try:
+        view = memoryview(key)
+    except (TypeError, ValueError, BufferError):
+        raise _argument_error(f"{what}: expected bytes, a bytes-like object or str, got "
+                              f"{type(key).__name__}") from None
+    with view:
+        return view.tobytes()
+
+
+def _path_bytes(value: Any, what: str) -> bytes:
+    """A path argument as the bytes handed to the C API: str (file system encoding), bytes or
+    os.PathLike; refused with ArgumentError if of another type, not encodable, or holding a NUL
+    byte (C would see only the part before it)."""
+    if not isinstance(value, (str, bytes, os.PathLike)):
+        raise _argument_error(f"{what}: expected str, bytes or os.PathLike, got "
+                              f"{type(value).__name__}")
+    try:
+        encoded = os.fsencode(value)
+    except UnicodeEncodeError as e:
+        raise _argument_error(f"{what}: {os.fsdecode(os.fspath(value))!r} is not encodable in the "
+                              f"file system encoding ({e.reason})") from None
+    except TypeError as e:  # a PathLike whose __fspath__ returns something else
+        raise _argument_error(f"{what}: {e}") from None
+    if b"\0" in encoded:
+        raise _argument_error(f"{what}: {os.fsdecode(encoded)!r} contains a NUL byte")
+    return encoded
+
+
+def _reopenable(path: bytes) -> Optional[bytes]:
+    """The absolute path by which another process reopens this file, or None if it cannot: not
+    a regular file (a pipe, a device), or a name that only means something in this process."""
+    absolute = os.path.abspath(path)
+    local = (b"/proc/", b"/dev/fd/", b"/dev/std")
+    if absolute.startswith(local) or os.path.realpath(absolute).startswith(local):
+        return None
+    try:
+        if not stat.S_ISREG(os.stat(absolute).st_mode):
+            return None
+    except OSError:
+        return None
+    return absolute
 
 
 def library_version() -> str:
@@ -214,37 +336,90 @@ def library_version() -> str:
     return _lib.bloomtool_version().decode()
 
 
-class Filter:
-    """An open filter file; create it with :func:`open`. Safe to query from several threads."""
+# The facts compared when a pickled filter is reopened: a file replaced in between is refused.
+_IDENTITY = ("kind", "variant", "m", "k", "hash", "seed", "distinct_keys", "created_unix",
+             "file_bytes")
 
-    def __init__(self, path: Union[str, bytes, "os.PathLike[str]"],
-                 trusted_key: Union[str, bytes, "os.PathLike[str]", None] = None) -> None:
-        self._handle: Optional[int] = None
-        self.path: str = os.fsdecode(path)
+
+def _reopen(path: bytes, options: Dict[str, Any], identity: Tuple[Any, ...]) -> "Filter":
+    """Unpickles a Filter: opens the same file with the same open options (keyword arguments of
+    Filter: trusted_key, as an absolute path), and checks that it is the file that was pickled
+    (the facts of _IDENTITY)."""
+    f = Filter(path, **options)
+    info = f._info
+    now = tuple(info[name] for name in _IDENTITY)
+    if now != tuple(identity):
+        f.close()
+        changed = next(n for n, a, b in zip(_IDENTITY, identity, now) if a != b)
+        raise FilterFileError(f"{f.path}: the file changed since the filter was pickled or copied"
+                              f" ({changed} was {dict(zip(_IDENTITY, identity))[changed]!r}, is "
+                              f"{info[changed]!r})", _CORRUPT, "corrupt")
+    return f
+
+
+# Keys joined as they are: their len() is their length in bytes (not so for array.array or a
+# memoryview of wider items, which are converted key by key).
+_JOINABLE = {bytes, bytearray}
+
+
+class Filter:
+    """An open filter file; create it with :func:`open`. Safe to query from several threads, and
+    to close while they do. Pickling and copying reopen the file by its absolute path with the
+    same trusted key (a TypeError for a filter opened from a pipe, a device or /proc)."""
+
+    # An object whose __init__ failed or never ran answers every call with ArgumentError.
+    _handle: Optional[int] = None
+    _closed = True
+    path = ""
+
+    def __init__(self, path: PathArg, trusted_key: Optional[PathArg] = None) -> None:
+        if getattr(self, "_handle", None) is not None:
+            raise TypeError("bloomtool.Filter: already open (create a new Filter)")
+        # _handle is set once, here, and freed by __del__ only: close() shuts the C handle down
+        # (bloomtool_shutdown: calls in flight finish, later ones fail with BLOOMTOOL_ERR_CLOSED),
+        # so no thread ever passes a freed pointer, whatever the timing of close().
+        self._handle = None
+        self._closed = True
+        encoded = _path_bytes(path, "path")
+        key = None if trusted_key is None else _path_bytes(trusted_key, "trusted_key")
+        self.path = os.fsdecode(encoded)
         handle = ctypes.c_void_p()
-        if trusted_key is None:
-            status = _lib.bloomtool_open(os.fsencode(path), ctypes.byref(handle))
+        if key is None:
+            status = _lib.bloomtool_open(encoded, ctypes.byref(handle))
         else:
-            status = _lib.bloomtool_open_trusted(os.fsencode(path), os.fsencode(trusted_key),
-                                                 ctypes.byref(handle))
+            status = _lib.bloomtool_open_trusted(encoded, key, ctypes.byref(handle))
         if status != _OK:
             raise _error(status, self.path)
         self._handle = handle.value
-        self._info: Optional[Dict[str, Any]] = None
+        self._closed = False
+        self._info = self._read_info()
+        reopen = _reopenable(encoded)
+        key_reopen = None if key is None else _reopenable(key)
+        # How another process opens the same file: its absolute path and every open option.
+        self._reopen: Optional[Tuple[bytes, Dict[str, Any]]] = (
+            None if reopen is None or (key is not None and key_reopen is None)
+            else (reopen, {} if key is None else {"trusted_key": key_reopen}))
 
-    def _live(self) -> int:
-        if self._handle is None:
-            raise ArgumentError(f"{self.path}: the filter is closed", _INVALID_ARGUMENT,
-                                "invalid argument")
-        return self._handle
+    def _check_open(self) -> None:
+        """Raises the closed error once the C handle is shut down (asking it, not a flag of
+        this object: the answer is the same one the queries get, in the same order)."""
+        probe = _Info()
+        probe.size = ctypes.sizeof(ctypes.c_size_t)  # only the size member is written
+        status = _lib.bloomtool_get_info(self._handle, ctypes.byref(probe))
+        if status != _OK:
+            raise _error(status, self.path)
 
     def contains(self, key: Key) -> bool:
-        """True if `key` may be in the filter, False if it definitely is not."""
-        if isinstance(key, str):
-            key = key.encode("utf-8")
-        elif not isinstance(key, bytes):
+        """True if `key` may be in the filter, False if it definitely is not. `key`: bytes, any
+        bytes-like object (its bytes), or str (UTF-8)."""
+        if type(key) is str:
+            try:
+                key = key.encode("utf-8")
+            except UnicodeEncodeError:
+                key = _as_bytes(key)  # raises ArgumentError, naming the character
+        elif type(key) is not bytes:
             key = _as_bytes(key)
-        r = _lib.bloomtool_contains(self._live(), key, len(key))
+        r = _lib.bloomtool_contains(self._handle, key, len(key))
         if r < 0:
             raise _error(-r, self.path)
         return r == 1
@@ -252,24 +427,35 @@ class Filter:
     __contains__ = contains
 
     def contains_many(self, keys: Iterable[Key]) -> List[bool]:
-        """One answer per key, in order, from a single batch call into the library."""
-        items = keys if isinstance(keys, list) else list(keys)
-        if not items:
-            self._live()
-            return []
-        try:
-            data = b"".join(items)  # bytes and bytearray keys as they are
-        except TypeError:
-            data = self._join_str(items)
-            if data is None:
-                items = [_as_bytes(k) for k in items]
-                data = b"".join(items)
-        offsets = array("Q", accumulate(map(len, items), initial=0))
+        """One answer per key, in order, from a single batch call into the library. `keys` is an
+        iterable of keys (a list, a generator, ...), not a single str or bytes-like object."""
+        if type(keys) is list:
+            items = keys
+        else:
+            if isinstance(keys, (str, bytes, bytearray, memoryview, array)) or _is_buffer(keys):
+                raise _argument_error(f"keys: expected an iterable of keys, got a single "
+                                      f"{type(keys).__name__} (use [key] or contains(key))")
+            try:
+                items = list(keys)
+            except TypeError:
+                raise _argument_error(f"keys: expected an iterable of keys, got "
+                                      f"{type(keys).__name__}") from None
         count = len(items)
+        data: Optional[bytes] = None
+        first = type(items[0]) if items else bytes
+        if first is str:
+            data = self._join_str(items)
+        elif set(map(type, items)) <= _JOINABLE:
+            data = b"".join(items)
+        if data is None:
+            items = [_as_bytes(k, f"keys[{i}]") for i, k in enumerate(items)]
+            data = b"".join(items)
+        offsets = array("Q", accumulate(map(len, items), initial=0))
         results = bytearray(count)
         address, _ = offsets.buffer_info()
         status = _lib.bloomtool_contains_many(
-            self._live(), data, address, count, (ctypes.c_uint8 * count).from_buffer(results))
+            self._handle, data, address, count,
+            (ctypes.c_uint8 * count).from_buffer(results) if count else None)
         if status != _OK:
             raise _error(status, self.path)
         return list(map(bool, results))
@@ -280,9 +466,30 @@ class Filter:
         length. None otherwise (the caller encodes key by key)."""
         try:
             text = "".join(items)  # type: ignore[arg-type]
-        except TypeError:
+        except TypeError:  # not all str
             return None
         return text.encode("ascii") if text.isascii() else None
+
+    def _read_info(self) -> Dict[str, Any]:
+        raw = _Info()
+        raw.size = ctypes.sizeof(_Info)
+        status = _lib.bloomtool_get_info(self._handle, ctypes.byref(raw))
+        if status != _OK:
+            raise _error(status, self.path)
+        info: Dict[str, Any] = {}
+        for name, ctype in _Info._fields_:
+            if name == "size":
+                continue
+            value = getattr(raw, name)
+            info[name] = value.decode("utf-8", "replace") if ctype is ctypes.c_char_p else value
+        info["variant"] = info["variant"] or None
+        info["signature"] = {
+            "signed": bool(info.pop("signature_signed")),
+            "key_id": info.pop("signature_key_id") or None,
+            "verified": bool(info.pop("signature_verified")),
+        }
+        info["path"] = self.path
+        return info
 
     @property
     def info(self) -> Dict[str, Any]:
@@ -290,60 +497,75 @@ class Filter:
         unless Bloom), format_version, m, k, hash, hash_id, seed, distinct_keys (n), keys_added,
         model_fpr (the model's p), label, created_unix, normalisation, file_bytes, signature
         (a dict: signed, key_id or None, verified), path."""
-        if self._info is None:
-            raw = _Info()
-            raw.size = ctypes.sizeof(_Info)
-            status = _lib.bloomtool_get_info(self._live(), ctypes.byref(raw))
-            if status != _OK:
-                raise _error(status, self.path)
-            info: Dict[str, Any] = {}
-            for name, ctype in _Info._fields_:
-                if name == "size":
-                    continue
-                value = getattr(raw, name)
-                info[name] = value.decode("utf-8", "replace") if ctype is ctypes.c_char_p else value
-            info["variant"] = info["variant"] or None
-            info["signature"] = {
-                "signed": bool(info.pop("signature_signed")),
-                "key_id": info.pop("signature_key_id") or None,
-                "verified": bool(info.pop("signature_verified")),
-            }
-            info["path"] = self.path
-            self._info = info
-        return dict(self._info)
+        self._check_open()
+        info = dict(self._info)
+        info["signature"] = dict(info["signature"])
+        return info
 
     @property
     def closed(self) -> bool:
-        return self._handle is None
+        return self._closed
 
     def close(self) -> None:
-        """Releases the filter; further queries raise ArgumentError. Calling it twice is fine.
-        Like closing a file, it must not race with a query on the same filter in another thread."""
-        handle, self._handle = self._handle, None
-        if handle is not None:
-            _lib.bloomtool_close(handle)
+        """Releases the filter; further calls raise ArgumentError ("... the filter is closed").
+        Calling it twice is fine, and so is calling it while other threads query: it waits for
+        the calls in flight, and the calls after it raise."""
+        if self._handle is not None:
+            _lib.bloomtool_shutdown(self._handle)
+        self._closed = True
+
+    def _reopen_args(self, what: str) -> Tuple[Any, ...]:
+        self._check_open()
+        if self._reopen is None:
+            raise TypeError(f"cannot {what} bloomtool.Filter {self.path!r}: opened from a file that"
+                            " another process cannot reopen by its path (a pipe, a device, /proc)")
+        path, options = self._reopen
+        return (path, dict(options), tuple(self._info[name] for name in _IDENTITY))
+
+    def __reduce__(self) -> Tuple[Any, ...]:
+        # Another process (multiprocessing, concurrent.futures, Dask) reopens the file by path.
+        return (_reopen, self._reopen_args("pickle"))
+
+    def __copy__(self) -> "Filter":
+        """An independent Filter on the same file (reopened): closing one leaves the other open."""
+        return _reopen(*self._reopen_args("copy"))
+
+    def __deepcopy__(self, memo: Dict[int, Any]) -> "Filter":
+        return self.__copy__()
 
     def __enter__(self) -> "Filter":
+        self._check_open()  # as a closed file does
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
 
     def __del__(self) -> None:
-        try:
-            if getattr(self, "_handle", None) is not None:
-                self.close()
-        except Exception:  # interpreter shutdown: the library may already be gone
-            pass
+        # No other reference exists, so no call is in flight: the handle itself is freed.
+        handle, self._handle = getattr(self, "_handle", None), None
+        if handle is not None:
+            try:
+                _lib.bloomtool_close(handle)
+            except Exception:  # interpreter shutdown: the library may already be gone
+                pass
 
     def __repr__(self) -> str:
-        state = "closed" if self._handle is None else "open"
+        state = "closed" if self._closed else "open"
         return f"<bloomtool.Filter {self.path!r} ({state})>"
 
 
-def open(path: Union[str, bytes, "os.PathLike[str]"],  # noqa: A001 (like io.open)
-         trusted_key: Union[str, bytes, "os.PathLike[str]", None] = None) -> Filter:
+def _is_buffer(value: object) -> bool:
+    try:
+        memoryview(value).release()  # type: ignore[arg-type]
+    except Exception:  # TypeError; some exporters raise ValueError or BufferError
+        return False
+    return True
+
+
+def open(path: PathArg,  # noqa: A001 (like io.open)
+         trusted_key: Optional[PathArg] = None) -> Filter:
     """Opens the filter file at `path`, with every check ``bloomtool query`` makes. With
     `trusted_key` (a NAME.pub file of ``bloomtool keygen``), only a file signed by that key and
-    unaltered since opens, as with ``bloomtool query --trusted-key``; else UntrustedError."""
+    unaltered since opens, as with ``bloomtool query --trusted-key``; else UntrustedError. A path
+    holding a NUL byte, or not encodable, raises ArgumentError."""
     return Filter(path, trusted_key)

@@ -9,6 +9,11 @@
  *   capi_check threads FILTER THREADS QUERIES      THREADS threads each make QUERIES single-key
  *                                                  queries (and batches) on one handle and
  *                                                  compare them with answers computed up front
+ *   capi_check shutdown FILTER THREADS ROUNDS      per round, THREADS threads query one handle
+ *                                                  (contains, contains_many, get_info) while the
+ *                                                  main thread shuts it down: every call answers
+ *                                                  right or fails with BLOOMTOOL_ERR_CLOSED, and
+ *                                                  once closed stays closed
  *   capi_check api FILTER                          argument checks, errors per thread, version
  *   capi_check race                                a deliberate data race (no library call), so
  *                                                  that tsan_threads.sh sees ThreadSanitizer work
@@ -265,6 +270,130 @@ static int cmd_threads(const char* path, int threads, size_t queries) {
   return failures == 0 ? 0 : 1;
 }
 
+/* shutdown: the workers query until their handle is shut down under them. */
+struct closer {
+  bloomtool_filter* f;
+  const char* path;
+  const uint8_t* expected;
+  size_t keys;
+  int id;
+  pthread_barrier_t* start;
+  size_t answered, closed, wrong;
+};
+
+/* 0 = answered right, 1 = closed (with the closed message), 2 = anything else. */
+static int closed_status(int status, const char* path) {
+  char want[4096];
+  snprintf(want, sizeof want, "%s: the filter is closed", path);
+  if (status != BLOOMTOOL_ERR_CLOSED) {
+    fprintf(stderr, "unexpected status %d (%s): %s\n", status, bloomtool_status_name(status),
+            bloomtool_last_error());
+    return 2;
+  }
+  if (strcmp(bloomtool_last_error(), want) != 0) {
+    fprintf(stderr, "closed message: '%s'\n", bloomtool_last_error());
+    return 2;
+  }
+  return 1;
+}
+
+static void* run_closer(void* arg) {
+  struct closer* w = arg;
+  enum { kBatch = 64 };
+  char key[48], data[kBatch * 48];
+  uint64_t offsets[kBatch + 1];
+  uint8_t results[kBatch];
+  int seen_closed = 0;
+  pthread_barrier_wait(w->start);
+  for (size_t q = 0;; ++q) {
+    const size_t i = (q * 31 + (size_t)w->id * 7) % w->keys;
+    int outcome;
+    switch ((q + (size_t)w->id) % 3) {
+      case 0: {
+        const int r = bloomtool_contains(w->f, key, make_key(key, i));
+        outcome = r >= 0 ? ((uint8_t)r == w->expected[i] ? 0 : 2) : closed_status(-r, w->path);
+        break;
+      }
+      case 1: {
+        const size_t first = i % (w->keys - kBatch);
+        offsets[0] = 0;
+        for (size_t j = 0; j < kBatch; ++j)
+          offsets[j + 1] = offsets[j] + make_key(data + offsets[j], first + j);
+        const bloomtool_status s = bloomtool_contains_many(w->f, data, offsets, kBatch, results);
+        outcome = s == BLOOMTOOL_OK ? 0 : closed_status(s, w->path);
+        for (size_t j = 0; s == BLOOMTOOL_OK && j < kBatch; ++j)
+          if (results[j] != w->expected[first + j]) outcome = 2;
+        break;
+      }
+      default: {
+        bloomtool_info info = {.size = sizeof info};
+        const bloomtool_status s = bloomtool_get_info(w->f, &info);
+        outcome = s == BLOOMTOOL_OK ? (info.kind != NULL && info.kind[0] != '\0' ? 0 : 2)
+                                    : closed_status(s, w->path);
+      }
+    }
+    if (outcome == 2 || (seen_closed && outcome == 0)) ++w->wrong; /* closed stays closed */
+    if (outcome == 0) ++w->answered;
+    if (outcome == 1) {
+      seen_closed = 1;
+      /* A few calls more, all closed; then the thread is done. */
+      if (++w->closed == 30) break;
+    }
+  }
+  return NULL;
+}
+
+static int cmd_shutdown(const char* path, int threads, int rounds) {
+  enum { kKeys = 4096 };
+  bloomtool_filter* ref = open_or_exit(path);
+  uint8_t expected[kKeys];
+  char key[48];
+  for (size_t i = 0; i < kKeys; ++i)
+    expected[i] = (uint8_t)bloomtool_contains(ref, key, make_key(key, i));
+  bloomtool_close(ref);
+  struct closer* workers = calloc((size_t)threads, sizeof *workers);
+  pthread_t* ids = calloc((size_t)threads, sizeof *ids);
+  size_t answered = 0, closed = 0, wrong = 0;
+  for (int round = 0; round < rounds; ++round) {
+    bloomtool_filter* f = open_or_exit(path);
+    pthread_barrier_t start;
+    pthread_barrier_init(&start, NULL, (unsigned)threads + 1);
+    for (int t = 0; t < threads; ++t) {
+      workers[t] = (struct closer){f, path, expected, kKeys, t, &start, 0, 0, 0};
+      pthread_create(&ids[t], NULL, run_closer, &workers[t]);
+    }
+    pthread_barrier_wait(&start);
+    /* Let the workers get going for a moment (a different moment each round), then shut down. */
+    for (int i = 0; i < (round % 8) * 200; ++i)
+      bloomtool_contains(f, key, make_key(key, (size_t)i));
+    bloomtool_shutdown(f);
+    if (round % 2 == 1) bloomtool_shutdown(f); /* twice is harmless */
+    for (int t = 0; t < threads; ++t) {
+      pthread_join(ids[t], NULL);
+      answered += workers[t].answered;
+      closed += workers[t].closed;
+      wrong += workers[t].wrong;
+    }
+    pthread_barrier_destroy(&start);
+    /* Every call on the shut handle fails with CLOSED, the empty batch and NULL arguments too. */
+    bloomtool_info info = {.size = sizeof info};
+    CHECK(closed_status(-bloomtool_contains(f, "a", 1), path) == 1, "contains after shutdown");
+    CHECK(closed_status(-bloomtool_contains(f, NULL, 0), path) == 1, "empty key after shutdown");
+    CHECK(closed_status(bloomtool_contains_many(f, NULL, NULL, 0, NULL), path) == 1,
+          "empty batch after shutdown");
+    CHECK(closed_status(bloomtool_get_info(f, &info), path) == 1, "get_info after shutdown");
+    CHECK(strcmp(bloomtool_status_name(BLOOMTOOL_ERR_CLOSED), "closed") == 0, "status name");
+    bloomtool_close(f);
+  }
+  printf("%d rounds x %d threads: %zu calls answered, %zu closed, %zu wrong\n", rounds, threads,
+         answered, closed, wrong);
+  CHECK(wrong == 0, "%zu calls neither answered right nor failed as closed", wrong);
+  CHECK(closed == (size_t)rounds * (size_t)threads * 30, "every thread saw the handle closed");
+  free(workers);
+  free(ids);
+  return failures == 0 ? 0 : 1;
+}
+
 static void* fail_in_thread(void* arg) {
   bloomtool_filter* f = NULL;
   CHECK(bloomtool_open((const char*)arg, &f) == BLOOMTOOL_ERR_IO, "open of a missing file");
@@ -284,6 +413,15 @@ static int cmd_api(const char* path) {
         "open_trusted without a key");
   CHECK(bloomtool_open_trusted(path, "", &f) == BLOOMTOOL_ERR_INVALID_ARGUMENT && f == NULL,
         "open_trusted with an empty key path");
+  f = (bloomtool_filter*)1;
+  CHECK(bloomtool_open("", &f) == BLOOMTOOL_ERR_INVALID_ARGUMENT && f == NULL, "open(\"\")");
+  CHECK(strcmp(bloomtool_last_error(), "no path (the path is empty)") == 0, "open(\"\"): %s",
+        bloomtool_last_error());
+  CHECK(bloomtool_open_trusted("", path, &f) == BLOOMTOOL_ERR_INVALID_ARGUMENT && f == NULL,
+        "open_trusted(\"\")");
+  CHECK(strcmp(bloomtool_last_error(), "no path (the path is empty)") == 0,
+        "open_trusted(\"\"): %s", bloomtool_last_error());
+  bloomtool_shutdown(NULL);
   CHECK(strcmp(bloomtool_status_name(BLOOMTOOL_ERR_UNTRUSTED), "untrusted") == 0, "untrusted");
   CHECK(bloomtool_contains(NULL, "a", 1) == -BLOOMTOOL_ERR_INVALID_ARGUMENT, "contains(NULL)");
   CHECK(strcmp(bloomtool_last_error(), "no filter (the handle is NULL)") == 0, "%s",
@@ -374,8 +512,10 @@ int main(int argc, char** argv) {
   }
   if (argc == 5 && strcmp(argv[1], "threads") == 0)
     return cmd_threads(argv[2], atoi(argv[3]), strtoull(argv[4], NULL, 10));
+  if (argc == 5 && strcmp(argv[1], "shutdown") == 0)
+    return cmd_shutdown(argv[2], atoi(argv[3]), atoi(argv[4]));
   if (argc == 3 && strcmp(argv[1], "api") == 0) return cmd_api(argv[2]);
   if (argc == 2 && strcmp(argv[1], "race") == 0) return cmd_race();
-  fprintf(stderr, "usage: capi_check query|info|open|trusted|threads|api|race ...\n");
+  fprintf(stderr, "usage: capi_check query|info|open|trusted|threads|shutdown|api|race ...\n");
   return 2;
 }

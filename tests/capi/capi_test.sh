@@ -8,7 +8,10 @@
 # - a 10M-key filter agrees with `bloomtool query` on 1,000,000 members and 1,000,000 non-members
 #   (0 disagreements, no member missed; and as a raw-codec file), and 2 threads x 1,000,000
 #   queries on one handle agree with the answers computed up front;
-# - argument checks, the empty key, per-thread errors and the short-struct rule (capi_check api).
+# - bloomtool_shutdown racing with queries from 4 threads (capi_check shutdown), 40 rounds on 3
+#   files: every call answers right or fails with BLOOMTOOL_ERR_CLOSED, never a crash;
+# - argument checks (the empty path too), the empty key, per-thread errors and the short-struct
+#   rule (capi_check api).
 source "$(dirname "$0")/../cli/lib.sh"
 : "${CAPI_CHECK:?CAPI_CHECK must name the capi_check program}"
 : "${GEN_KEYS:?GEN_KEYS must name bench/gen_keys}"
@@ -184,6 +187,18 @@ expect_eq "$("$C" query big.bf members.txt batch | wc -l)" $probes "every member
 run "$C" threads big.bf 2 $probes
 expect_rc 0 "2 threads x $probes queries on one handle: $OUT $ERR"
 echo "$OUT"
+
+# --- shutdown while other threads query: every call answers right or fails as closed -----------
+# Per round, 4 threads query one handle (single keys, batches, facts) while the main thread shuts
+# it down (bloomtool_shutdown) at a different moment; then every call on it fails as closed.
+# A Bloom, a fuse and a raw-codec file (chunks verified by whichever thread reaches them first).
+for f in "$golden/v1-bloom-standard.bf" "$golden/v1-fuse-8.bf" raw/v1-bloom-normalised.bf; do
+  run timeout 60 "$C" shutdown "$f" 4 40
+  expect_rc 0 "capi_check shutdown $(basename "$f"): $OUT $ERR"
+  expect_match "$OUT" "^40 rounds x 4 threads: [0-9]+ calls answered, 4800 closed, 0 wrong$" \
+    "shutdown $(basename "$f")"
+  echo "shutdown $(basename "$f"): $OUT"
+done
 
 run "$C" api "$golden/v1-bloom-normalised.bf"
 expect_rc 0 "capi_check api: $ERR"

@@ -4,6 +4,7 @@
 # tsan), makes 2 threads x 1,000,000 queries (single keys, batches and facts) on one open filter
 # of three golden files (Bloom, Bloom with a key normalisation, binary fuse) and compares them
 # with answers computed up front; any race report fails the stage.
+# It also shuts each handle down while 4 threads query it (capi_check shutdown, 20 rounds).
 # First it proves the sanitizer is live: a deliberate race in capi_check must be reported.
 # With a bloomtool program as second argument, also a filter of 200,000 keys in the raw chunked
 # codec: its chunks are verified lazily, by whichever worker thread reaches them first (first 20
@@ -39,6 +40,11 @@ if [ -n "$bloomtool" ]; then
   fi
 fi
 for f in "${files[@]}"; do
+  # bloomtool_shutdown while 4 threads query the handle (20 rounds).
+  if ! out=$("$check" shutdown "$f" 4 20 2>&1); then
+    echo "FAIL: $(basename "$f") shutdown: $out" >&2
+    status=1
+  fi
   start=$SECONDS
   if out=$("$check" threads "$f" 2 1000000 2>&1); then
     echo "$(basename "$f"): $out ($((SECONDS - start)) s)"

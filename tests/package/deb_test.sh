@@ -6,7 +6,10 @@
 # - libbloomtool-dev: headers, the static library, the libbloomtool.so link, CMake and pkg-config
 #   files (naming /usr), depending on libbloomtool0 of the same version;
 # - python3-bloomtool (architecture all): the Python module, depending on python3 and the library.
-# Each has its copyright file and gzipped changelog, a maintainer, section and description, and
+# Each has its copyright file and gzipped changelog, a maintainer, section and description, every
+# path Debian's mode (directories 0755, files 0644, the program 0755) even when cpack runs under
+# umask 002 with source files of mode 0664 (a release tarball's); python3-bloomtool byte-compiles
+# in postinst and cleans up in prerm (py3compile / py3clean); and
 # lintian reports no tag at all (errors and warnings; the Debian-archive-only tag
 # initial-upload-closes-no-bugs is overridden). The unpacked packages work together: the Python
 # module loads the packaged library, the packaged program runs. Without lintian (installed by
@@ -22,7 +25,13 @@ for tool in cpack dpkg-deb dpkg-shlibdeps readelf; do
   fi
 done
 
-run cpack --config "$BUILD_DIR/CPackConfig.cmake" -G DEB -B "$WORK/out"
+# Under umask 002 and with a copyright file of mode 0664 (what a release tarball unpacks to, and
+# what a checkout has under umask 002): the packages' modes must still be Debian's.
+mkdir "$WORK/src"
+cp "$SOURCE_DIR/packaging/copyright" "$WORK/src/copyright"
+chmod 0664 "$WORK/src/copyright"
+run bash -c 'umask 002 && exec "$@"' umask002 cpack --config "$BUILD_DIR/CPackConfig.cmake" -G DEB \
+  -B "$WORK/out" -D CPACK_BLOOMTOOL_COPYRIGHT="$WORK/src/copyright"
 expect_rc 0 "cpack -G DEB"
 declare -A deb
 for p in bloomtool libbloomtool0 libbloomtool-dev python3-bloomtool; do
@@ -80,6 +89,41 @@ run dpkg-deb -f "${deb[python3-bloomtool]}" Depends Architecture
 expect_match "$OUT" "python3" "python3-bloomtool depends on python3"
 expect_match "$OUT" "libbloomtool0" "python3-bloomtool depends on the library"
 expect_match "$OUT" "Architecture: all" "python3-bloomtool is architecture all"
+
+# Every installed path of every package: directories 0755, files 0644 (the program 0755), all
+# root's; the control members 0644 (maintainer scripts 0755). The build decides, not the checkout.
+for p in "${!deb[@]}"; do
+  bad=$(dpkg-deb -c "${deb[$p]}" | awk '
+    $1 ~ /^l/ { next }
+    { want = ($1 ~ /^d/) ? "drwxr-xr-x" : ($6 ~ /^\.\/usr\/bin\// ? "-rwxr-xr-x" : "-rw-r--r--") }
+    $1 != want || $2 != "root/root" { print $1, $2, $6, "(want " want " root/root)" }')
+  CHECKS=$((CHECKS + 1))
+  [ -z "$bad" ] || fail "$p: installed paths with other modes or owners:
+$bad"
+  expect_match "$(dpkg-deb -c "${deb[$p]}" | grep -c '^-')" "^[1-9]" "$p: files listed"
+  bad=$(dpkg-deb --ctrl-tarfile "${deb[$p]}" | tar -tvf - | awk '
+    $1 ~ /^d/ { next }
+    { want = ($6 ~ /(postinst|prerm|postrm|preinst)$/) ? "-rwxr-xr-x" : "-rw-r--r--" }
+    $1 != want { print $1, $6, "(want " want ")" }')
+  CHECKS=$((CHECKS + 1))
+  [ -z "$bad" ] || fail "$p: control members with other modes:
+$bad"
+done
+
+# python3-bloomtool byte-compiles on configure and removes the byte code before removal, as
+# Debian's Python packages do (py3compile / py3clean -p, here stand-ins that log their calls).
+dpkg-deb -e "${deb[python3-bloomtool]}" "$WORK/pyctl"
+mkdir "$WORK/stub"
+for tool in py3compile py3clean; do
+  printf '#!/bin/sh\necho "%s $*" >>"%s"\n' "$tool" "$WORK/stub/log" >"$WORK/stub/$tool"
+  chmod +x "$WORK/stub/$tool"
+done
+for step in "postinst configure" "prerm remove" "postinst abort-upgrade 0.1.0-1"; do
+  run env PATH="$WORK/stub:$PATH" sh -e "$WORK/pyctl/${step%% *}" ${step#* }
+  expect_rc 0 "python3-bloomtool $step"
+done
+expect_eq "$(cat "$WORK/stub/log")" "py3compile -p python3-bloomtool
+py3clean -p python3-bloomtool" "python3-bloomtool's maintainer scripts"
 
 # The library's control files: shlibs, symbols (the ABI list of record), the ldconfig trigger.
 dpkg-deb -e "${deb[libbloomtool0]}" "$WORK/control"

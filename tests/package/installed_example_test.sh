@@ -19,8 +19,16 @@ cherry: maybe present
 durian: absent"
 
 prefix=$WORK/prefix
-run cmake --install "$BUILD_DIR" --prefix "$prefix"
+# Under umask 002 (group-writable by default): the installed modes are the build's all the same,
+# directories 0755, the program 0755, files 0644 (the shared library too, as Debian wants).
+run bash -c 'umask 002 && exec "$@"' umask002 cmake --install "$BUILD_DIR" --prefix "$prefix"
 expect_rc 0 "cmake --install"
+bad=$(cd "$prefix" && find . ! -type l -printf '%M %p\n' | awk '
+  { want = ($1 ~ /^d/ || $2 ~ /^\.\/bin\//) ? "rwxr-xr-x" : "rw-r--r--" }
+  substr($1, 2) != want { print $1, $2, "(want " want ")" }')
+CHECKS=$((CHECKS + 1))
+[ -z "$bad" ] || fail "installed paths with other modes:
+$bad"
 for f in include/bloomtool/bloomtool.h include/bloomtool/version.h "$LIBDIR/libbloomtool.a" \
   include/bloomtool/bloomtool_c.h include/bloomtool/reader.h "$LIBDIR/pkgconfig/bloomtool-c.pc" \
   "$LIBDIR/cmake/bloomtool/bloomtoolConfig.cmake" "$LIBDIR/cmake/bloomtool/bloomtoolConfigVersion.cmake" \

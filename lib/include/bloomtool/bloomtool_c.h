@@ -7,9 +7,12 @@
  * bloomtool_last_error() in the same thread, worded as the bloomtool program words it (without
  * its "bloomtool: " prefix). No C++ exception ever leaves this library.
  *
- * Thread safety: a bloomtool_filter may be queried and read from any number of threads at once;
- * bloomtool_close must not race with any other call on the same handle. The last error is kept
- * per thread.
+ * Thread safety: a bloomtool_filter may be queried and read from any number of threads at once.
+ * To stop a handle that other threads may still be using, call bloomtool_shutdown: it waits for
+ * the calls in flight on it to return, frees the filter's memory and file, and every later call
+ * on the handle fails with BLOOMTOOL_ERR_CLOSED (never a crash). bloomtool_close (shutdown, then
+ * free the handle itself) must be the last call on a handle: like free(), nothing may use the
+ * pointer once it has begun. The last error is kept per thread.
  *
  * ABI: only the functions declared here are exported. Within SONAME libbloomtool.so.0 they keep
  * their signatures and meaning, new functions may be added, and bloomtool_info may gain fields at
@@ -46,11 +49,12 @@ typedef enum bloomtool_status {
   BLOOMTOOL_ERR_LIMIT_EXCEEDED = 6, /* e.g. a filter larger than this machine's memory */
   BLOOMTOOL_ERR_NO_MEMORY = 7,      /* an allocation failed */
   BLOOMTOOL_ERR_INTERNAL = 8,       /* anything else: a bug, please report it */
-  BLOOMTOOL_ERR_UNTRUSTED = 9       /* bloomtool_open_trusted: unsigned, another key, altered */
+  BLOOMTOOL_ERR_UNTRUSTED = 9,      /* bloomtool_open_trusted: unsigned, another key, altered */
+  BLOOMTOOL_ERR_CLOSED = 10         /* the handle was shut down (bloomtool_shutdown) */
 } bloomtool_status;
 
 /* The facts of an open filter (the names of `bloomtool stats --json`). Strings are NUL-terminated
- * UTF-8 owned by the filter: valid until bloomtool_close. */
+ * UTF-8 owned by the handle: valid until bloomtool_close (bloomtool_shutdown keeps them). */
 typedef struct bloomtool_info {
   size_t size;                /* set by the caller: sizeof(bloomtool_info) */
   const char* kind;           /* "bloom", "xor", "binary-fuse" */
@@ -77,9 +81,9 @@ typedef struct bloomtool_info {
 /* The library's version, e.g. "0.1.0" (static storage). */
 BLOOMTOOL_C_API const char* bloomtool_version(void);
 
-/* Opens, verifies and instantiates the filter file at `path` (NUL-terminated) and stores the
- * handle in *out (NULL on failure). Every check `bloomtool query` makes is made here; a corrupt
- * or truncated file is an error, never a crash. */
+/* Opens, verifies and instantiates the filter file at `path` (NUL-terminated, not empty) and
+ * stores the handle in *out (NULL on failure). Every check `bloomtool query` makes is made here; a
+ * corrupt or truncated file is an error, never a crash. */
 BLOOMTOOL_C_API bloomtool_status bloomtool_open(const char* path, bloomtool_filter** out);
 
 /* Like bloomtool_open, and the filter opens only if it is signed by the key in the public key
@@ -90,8 +94,18 @@ BLOOMTOOL_C_API bloomtool_status bloomtool_open_trusted(const char* path,
                                                         const char* public_key_path,
                                                         bloomtool_filter** out);
 
-/* Releases the filter; NULL is allowed and ignored. */
+/* Releases the filter and the handle; NULL is allowed and ignored. It first shuts the handle
+ * down (see bloomtool_shutdown), so it waits for calls in flight; but the pointer is invalid once
+ * it returns, so no other thread may still be about to use it: where one may, call
+ * bloomtool_shutdown there, and bloomtool_close once every thread is done with the handle. */
 BLOOMTOOL_C_API void bloomtool_close(bloomtool_filter* filter);
+
+/* Closes the filter but keeps the handle: waits until the calls in flight on it have returned,
+ * then frees the filter's memory and mapping. Every later call on the handle (contains,
+ * contains_many, get_info) returns BLOOMTOOL_ERR_CLOSED ("<path>: the filter is closed"), so it
+ * may race with queries from other threads. Calling it again is harmless; NULL is ignored.
+ * bloomtool_close frees the handle. */
+BLOOMTOOL_C_API void bloomtool_shutdown(bloomtool_filter* filter);
 
 /* 1 if the key of `len` bytes at `key` may be in the filter, 0 if it is definitely not, or a
  * negative bloomtool_status (-BLOOMTOOL_ERR_...) on error. `key` may be NULL when len is 0. A key
