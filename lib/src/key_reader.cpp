@@ -185,9 +185,12 @@ std::vector<LineRange> plan_line_ranges(const std::vector<std::string>& inputs,
       return {};
     }
     const uint64_t size = static_cast<uint64_t>(st.st_size);
-    const ssize_t head = ::pread(fd, buf.data(), 4, 0);
+    // Compressed inputs and filter files go to the sequential reader, which decompresses or
+    // refuses them.
+    const ssize_t head = ::pread(fd, buf.data(), kSniffBytes, 0);
     if (head < 0 ||
-        starts_with_zstd_magic(std::string_view(buf.data(), static_cast<size_t>(head)))) {
+        classify_input_head(std::string_view(buf.data(), static_cast<size_t>(head)), size).kind !=
+            InputKind::kText) {
       ::close(fd);
       return {};
     }
