@@ -177,6 +177,10 @@ std::vector<LineRange> plan_line_ranges(const std::vector<std::string>& inputs,
   std::vector<char> buf(64 * 1024);
   for (const std::string& path : inputs) {
     if (path == "-") return {};
+    // A FIFO is not opened here: opening and closing it could leave its writer without a reader
+    // (SIGPIPE) before the sequential reader opens it.
+    struct stat path_st;
+    if (::stat(path.c_str(), &path_st) != 0 || !S_ISREG(path_st.st_mode)) return {};
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return {};  // the sequential reader reports it
     struct stat st;
