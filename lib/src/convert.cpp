@@ -48,6 +48,7 @@ ConvertResult convert_filter(const std::string& input, FileFormat from, const st
   LoadedFilter f = load_filter_as(input, from);
   ConvertResult r;
   r.input_bytes = f.file_bytes;
+  if (f.header.signature) r.source_signer = f.header.signature->key_id;
   if (to == FileFormat::kBloomtool) {
     if (f.header.tool_version.empty())
       f.header.tool_version = std::string("bloomtool ") + kToolVersion;
