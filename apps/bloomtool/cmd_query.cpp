@@ -179,8 +179,7 @@ Command register_query(CLI::App& root) {
          "Answer only if every FILTER is signed by the key of PUB and unaltered, else exit 2 "
          "(default: $BLOOMTOOL_TRUSTED_KEY when set)")
       ->type_name("PUB");
-  o->input.add_to(*app, "Key files ('-' or none: stdin); zstd and gzip are decompressed",
-                  false);
+  o->input.add_to(*app, "Key files ('-' or none: stdin); zstd and gzip are decompressed", false);
   app->footer(std::string(kSeveralFiltersHelp) + "\n" + kTrustFooter);
   Command c{app, [o] { return run_query(*o); }};
   c.preparse = [o, app](std::vector<std::string>& args, size_t from) {
