@@ -21,7 +21,7 @@ void KeyBuildArgs::add_to(CLI::App& app, const char* quiet_help, const char* thr
                  "the file) or 16 hex digits (the same for every shard to merge); default: the "
                  "public seed")
       ->type_name("SEED");
-  input.add_to(app, "Key files ('-' or none: stdin); zstd-compressed files are recognised");
+  input.add_to(app, "Key files ('-' or none: stdin); zstd and gzip are decompressed");
 }
 
 std::unique_ptr<KeyStream> KeyBuildArgs::open_keys(const InputOptions& options) const {

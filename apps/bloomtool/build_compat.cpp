@@ -33,12 +33,16 @@ CompatPlan make_plan(const CompatArgs& c, const KeyBuildArgs& args) {
     refuse("--variant", c.format, "the peer's filter is a standard Bloom filter");
   if (c.gzip && plan.format != FileFormat::kDcso)
     refuse("--gzip", c.format, "only DCSO files are gzip-compressed");
-  if (args.out.codec != "zstd")
-    refuse("--codec", c.format, "the peer's file has no payload codec");
+  if (args.out.codec != "zstd") refuse("--codec", c.format, "the peer's file has no payload codec");
   if (!args.out.sign.empty()) refuse("--sign", c.format, "the peer's file has no signature");
   if (!args.out.guard.max_shrink.empty())
     refuse("--max-shrink", c.format, "the peer's file keeps no count to compare with");
   if (!args.out.label.empty()) refuse("--label", c.format, "the peer's file has no label");
+  if (!args.out.created.empty())
+    refuse("--created", c.format, "the peer's file has no creation time");
+  // The peer hashes with its own fixed scheme: a seed would be silently unused, and the file as
+  // predictable as an unseeded one.
+  if (args.seed) refuse("--seed", c.format, "the peer's hash scheme has no seed");
   if (!args.input.options().normaliser.empty())
     refuse("key normalisation", c.format, "the peer's file cannot record it");
   plan.capacity = parse_count(c.n, "-n");
@@ -116,6 +120,14 @@ int run_build_compat(const CompatArgs& c, const KeyBuildArgs& args) {
         fmt::format("{}: m = {} is a power of two: DCSO's index sequence then gives far more "
                     "false positives than its model (stats --measure shows it); choose another m",
                     args.out.name(), r.filter.header.m));
+  }
+  if (r.non_utf8_keys != 0) {
+    warn(
+        fmt::format("{}: {} of {} keys are not valid UTF-8; a service using Guava's "
+                    "Funnels.stringFunnel(UTF_8) will not find them (it hashes a Java String's "
+                    "UTF-8 bytes, never these; Funnels.byteArrayFunnel() hashes the bytes as "
+                    "they are)",
+                    args.out.name(), r.non_utf8_keys, r.input.keys));
   }
   ForeignWriteOptions wopt;
   wopt.gzip = c.gzip;

@@ -10,6 +10,7 @@
 #include "bloomtool/convert.h"
 #include "bloomtool/error.h"
 #include "bloomtool/scheme_bloom.h"
+#include "bloomtool/signature.h"
 #include "bloomtool/word_buffer.h"
 #include "common.h"
 
@@ -48,6 +49,21 @@ int run_convert(const ConvertOptions& o) {
   const OutputArgs::Prepared out = o.out.prepare({o.input}, /*allow_in_place=*/true);
   options.write = out.write_options();
   const ConvertResult r = convert_filter(o.input, from, o.out.output, to, options);
+  if (r.source_signer && !out.signing_key) {
+    // A signature covers the old bytes and is never carried over: say so rather than let a
+    // signed file turn into an unsigned one unnoticed (convert --codec raw F -o F).
+    const std::string was =
+        fmt::format("{} was signed (key ID {})", o.input, key_id_hex(*r.source_signer));
+    if (to == FileFormat::kBloomtool) {
+      warn(
+          fmt::format("{}: unsigned: {}, and a signature covers the old bytes only; sign the "
+                      "output again with --sign KEY",
+                      o.out.name(), was));
+    } else {
+      warn(fmt::format("{}: unsigned: {}, and a {} file has no place for a signature", o.out.name(),
+                       was, file_format_name(to)));
+    }
+  }
   if (!o.out.quiet) {
     if (to == FileFormat::kBloomtool) {
       fmt::print(stderr,

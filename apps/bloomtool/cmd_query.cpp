@@ -68,6 +68,25 @@ void append_which(std::string& piece, const FilterSetAnswers& a, size_t i,
   piece.push_back('\t');
 }
 
+// Runs `read()`; a filter file among the inputs (`query --absent d1.bf d2.bf` meant both as
+// filters) is refused with the command line that asks it as a filter.
+template <class F>
+auto with_filter_hint(const QueryFilters& q, const QueryFilterArgs& args, F&& read) {
+  try {
+    return read();
+  } catch (const FilterAsKeysError& e) {
+    std::string hint;
+    if (!args.flagged.empty()) {
+      hint = "to ask it as a filter too, add -f " + e.input();
+    } else {
+      hint = "to ask several filters, end them with '--': bloomtool query";
+      for (const std::string& p : q.paths) hint += " " + p;
+      hint += " " + e.input() + " -- INPUT... ('-' for stdin)";
+    }
+    throw Error(e.code(), std::string(e.what()) + "; " + hint);
+  }
+}
+
 int run_query(const QueryOptions& o) {
   InputOptions input_options = o.input.options();
   const QueryFilters q = resolve_query_filters(o.filters, o.input.inputs, o.which);
@@ -89,28 +108,30 @@ int run_query(const QueryOptions& o) {
   std::vector<FilterSetAnswers> answers(keys->threads());
   // Each batch's output is its matching records, one per line; only the line ends when they are
   // not printed, so that the emitter can count them.
-  const InputStats in = keys->for_each_ordered(
-      [&](const HashedBatch& b, std::string& piece) {
-        FilterSetAnswers& a = answers[b.thread];
-        set.lookup(b, a);
-        const uint8_t* matches = set.matches(a, all);  // a skipped key is neither 0 nor 1
-        const size_t count = a.keys;
-        for (size_t i = 0; i < count; ++i) {
-          if (matches[i] != want) continue;
-          if (print) {
-            if (which) append_which(piece, a, i, q.names);
-            piece.append(b.records[i]);
+  const InputStats in = with_filter_hint(q, o.filters, [&] {
+    return keys->for_each_ordered(
+        [&](const HashedBatch& b, std::string& piece) {
+          FilterSetAnswers& a = answers[b.thread];
+          set.lookup(b, a);
+          const uint8_t* matches = set.matches(a, all);  // a skipped key is neither 0 nor 1
+          const size_t count = a.keys;
+          for (size_t i = 0; i < count; ++i) {
+            if (matches[i] != want) continue;
+            if (print) {
+              if (which) append_which(piece, a, i, q.names);
+              piece.append(b.records[i]);
+            }
+            piece.push_back('\n');
+            if (quiet) return;
           }
-          piece.push_back('\n');
-          if (quiet) return;
-        }
-      },
-      [&](std::string& piece) {
-        if (piece.empty()) return true;
-        if (print) out.write(piece);
-        matched += static_cast<uint64_t>(std::count(piece.begin(), piece.end(), '\n'));
-        return !o.quiet;  // like grep -q: the answer is known
-      });
+        },
+        [&](std::string& piece) {
+          if (piece.empty()) return true;
+          if (print) out.write(piece);
+          matched += static_cast<uint64_t>(std::count(piece.begin(), piece.end(), '\n'));
+          return !o.quiet;  // like grep -q: the answer is known
+        });
+  });
   progress.finish();
   if (o.count) out.line(std::to_string(matched));
   out.flush();
@@ -158,8 +179,7 @@ Command register_query(CLI::App& root) {
          "Answer only if every FILTER is signed by the key of PUB and unaltered, else exit 2 "
          "(default: $BLOOMTOOL_TRUSTED_KEY when set)")
       ->type_name("PUB");
-  o->input.add_to(*app, "Key files ('-' or none: stdin); zstd-compressed files are recognised",
-                  false);
+  o->input.add_to(*app, "Key files ('-' or none: stdin); zstd and gzip are decompressed", false);
   app->footer(std::string(kSeveralFiltersHelp) + "\n" + kTrustFooter);
   Command c{app, [o] { return run_query(*o); }};
   c.preparse = [o, app](std::vector<std::string>& args, size_t from) {

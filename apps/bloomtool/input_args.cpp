@@ -32,7 +32,7 @@ void InputArgs::add_to(CLI::App& app, const char* inputs_help, bool normalisatio
       ->group(kInputGroup);
   field_opt_ = app.add_option("--field", field,
                               "ndjson: JSON pointer to the key, e.g. /user/email (implies "
-                              "--input-format ndjson; default: the whole line)")
+                              "--input-format ndjson; '' or none: the whole line)")
                    ->type_name("POINTER")
                    ->group(kInputGroup);
   delimiter_opt_ = app.add_option("--delimiter", delimiter,

@@ -75,8 +75,11 @@ int main(int argc, char** argv) {
   const auto name = std::find_if(to_parse.begin(), to_parse.end(),
                                  [](const std::string& a) { return a.empty() || a[0] != '-'; });
   for (const Command& c : commands) {
-    if (c.preparse && name != to_parse.end() && *name == c.app->get_name())
-      c.preparse(to_parse, static_cast<size_t>(name - to_parse.begin()) + 1);
+    if (name == to_parse.end() || *name != c.app->get_name()) continue;
+    const size_t from = static_cast<size_t>(name - to_parse.begin()) + 1;
+    split_attached_values(*c.app, to_parse, from);
+    if (c.preparse) c.preparse(to_parse, from);
+    break;
   }
   std::reverse(to_parse.begin(), to_parse.end());  // the parser takes them last to first
 

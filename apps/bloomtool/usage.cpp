@@ -3,6 +3,7 @@
 // rewritten into the tool's one-line "<option>: <reason>" form.
 #include "usage.h"
 
+#include <algorithm>
 #include <cctype>
 #include <regex>
 
@@ -21,14 +22,23 @@ bool blank_allowed(const CLI::Option& opt) {
   return opt.check_lname("delimiter");
 }
 
-CLI::Validator non_blank(bool allow_spaces) {
+// --field '' is RFC 6901's pointer to the whole value: the whole line, as without --field.
+bool empty_allowed(const CLI::Option& opt) {
+  return opt.check_lname("field");
+}
+
+CLI::Validator non_blank(bool allow_spaces, bool allow_empty) {
   return CLI::Validator(
-      [allow_spaces](std::string& value) -> std::string {
-        if (value.empty()) return "empty value";
+      [allow_spaces, allow_empty](std::string& value) -> std::string {
+        if (value.empty()) return allow_empty ? "" : "empty value";
         if (!allow_spaces && blank(value)) return "blank value";
         return "";
       },
       "", "NONBLANK");
+}
+
+bool is_flag(const CLI::Option& opt) {
+  return opt.get_expected_max() == 0 || opt.get_type_size_max() == 0;
 }
 
 CLI::Validator thread_count() {
@@ -137,8 +147,48 @@ void add_value_checks(CLI::App& root) {
     for (CLI::Option* opt : sub->get_options()) {
       if (opt->get_type_size_max() == 0) continue;  // a flag
       if (opt->get_name() == "--help" || opt->get_name() == "--help-all") continue;
-      opt->check(non_blank(blank_allowed(*opt)));
+      opt->check(non_blank(blank_allowed(*opt), empty_allowed(*opt)));
       if (opt->check_lname("threads")) opt->check(thread_count());
+    }
+  }
+}
+
+void split_attached_values(const CLI::App& app, std::vector<std::string>& args, size_t from) {
+  auto insert_value = [&](size_t i, std::string value) {
+    args.insert(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, std::move(value));
+  };
+  for (size_t i = from; i < args.size(); ++i) {
+    const std::string a = args[i];
+    if (a == "--") return;  // the rest are positional arguments
+    if (a.size() < 2 || a[0] != '-') continue;
+    if (a[1] == '-') {
+      const size_t eq = a.find('=');
+      const CLI::Option* opt = app.get_option_no_throw(a.substr(0, eq));
+      if (opt == nullptr || is_flag(*opt)) continue;
+      if (eq == std::string::npos) {
+        i += static_cast<size_t>(std::max(opt->get_expected_min(), 0));  // its value(s)
+      } else if (eq + 1 == a.size()) {
+        // "--label=" gives the empty value, which the checks then judge as they judge
+        // "--label ''", instead of letting the parser take the next argument as the value.
+        args[i] = a.substr(0, eq);
+        insert_value(i, "");
+        ++i;
+      }
+      continue;
+    }
+    // "-qo FILE", "-qoFILE", "-qo=FILE": flags, then at most one option that takes a value.
+    for (size_t j = 1; j < a.size(); ++j) {
+      const CLI::Option* opt = app.get_option_no_throw(std::string("-") + a[j]);
+      if (opt == nullptr) break;
+      if (is_flag(*opt)) continue;
+      if (j + 1 == a.size()) {
+        i += static_cast<size_t>(std::max(opt->get_expected_min(), 0));
+      } else if (a[j + 1] == '=') {
+        args[i] = a.substr(0, j + 1);
+        insert_value(i, a.substr(j + 2));
+        ++i;
+      }
+      break;
     }
   }
 }

@@ -1,10 +1,13 @@
-// Byte streams under KeyReader: a file descriptor (a path or standard input) and a zstd
-// decompressor stacked on top of one when the input starts with the zstd frame magic.
+// Byte streams under KeyReader: a file descriptor (a path or standard input), with a zstd or
+// gzip decompressor stacked on top of it when the input starts with that format's magic bytes.
+// Inputs that are not keys are refused by their first bytes: other compressed formats (xz,
+// bzip2, lz4), and filter files (bloomtool's, DCSO's, Guava's), also inside zstd or gzip.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,7 +24,8 @@ class ByteSource {
 };
 
 // Opens `path` ("-" for standard input) and returns a source that yields its decompressed
-// content. `name` is how the input is named in error messages.
+// content. `name` is how the input is named in error messages. Throws kBadInput for an xz, bzip2
+// or lz4 input (naming the tool that decompresses it) and FilterAsKeysError for a filter file.
 std::unique_ptr<ByteSource> open_byte_source(const std::string& path, const std::string& name);
 
 // Bytes [begin, end) of the regular file `path`, as they are (no decompression).
@@ -31,8 +35,20 @@ std::unique_ptr<ByteSource> open_range_source(const std::string& path, const std
 // Whether `head` (the first bytes of an input) starts a zstd frame.
 bool starts_with_zstd_magic(std::string_view head) noexcept;
 
-// A source over bytes in memory (which must outlive it), decompressed when they start with the
-// zstd frame magic.
+// What the first bytes of an input say it is.
+enum class InputKind { kText, kZstd, kGzip, kXz, kBzip2, kLz4, kBloomtool, kDcso, kGuava };
+struct Sniffed {
+  InputKind kind = InputKind::kText;
+  bool need_more = false;  // `head` may still be the start of a magic or header: read more
+};
+// The most bytes classify_input_head needs.
+inline constexpr size_t kSniffBytes = 48;
+// Classifies an input by its first bytes `head`. `size`, when known, is the input's whole size
+// in bytes (a Guava file has no magic: it is recognised only by its header matching that size).
+Sniffed classify_input_head(std::string_view head, std::optional<uint64_t> size) noexcept;
+
+// A source over bytes in memory (which must outlive it), decompressed and checked as
+// open_byte_source does.
 std::unique_ptr<ByteSource> open_memory_source(std::string_view bytes, const std::string& name);
 
 }  // namespace bloomtool

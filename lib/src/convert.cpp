@@ -18,6 +18,7 @@ ConvertResult convert_filter_file(const std::string& input, const std::string& o
   r.input_bytes = contents.file_bytes;
   const LoadedFilter loaded = make_filter(std::move(contents), input);
   r.header = loaded.header;
+  if (loaded.header.signature) r.source_signer = loaded.header.signature->key_id;
   // The writer raises the minor version for the 1.1 features it writes; a foreign hash scheme
   // keeps the file at 1.1 whatever the codec.
   r.header.minor = r.header.hash_id == kHashXxh3_64 ? kFormatMinor : kFormatMinorLatest;
@@ -47,8 +48,10 @@ ConvertResult convert_filter(const std::string& input, FileFormat from, const st
   LoadedFilter f = load_filter_as(input, from);
   ConvertResult r;
   r.input_bytes = f.file_bytes;
+  if (f.header.signature) r.source_signer = f.header.signature->key_id;
   if (to == FileFormat::kBloomtool) {
-    if (f.header.tool_version.empty()) f.header.tool_version = std::string("bloomtool ") + kToolVersion;
+    if (f.header.tool_version.empty())
+      f.header.tool_version = std::string("bloomtool ") + kToolVersion;
     r.header = f.header;
     const auto words = f.filter->words();
     try {

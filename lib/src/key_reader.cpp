@@ -177,6 +177,10 @@ std::vector<LineRange> plan_line_ranges(const std::vector<std::string>& inputs,
   std::vector<char> buf(64 * 1024);
   for (const std::string& path : inputs) {
     if (path == "-") return {};
+    // A FIFO is not opened here: opening and closing it could leave its writer without a reader
+    // (SIGPIPE) before the sequential reader opens it.
+    struct stat path_st;
+    if (::stat(path.c_str(), &path_st) != 0 || !S_ISREG(path_st.st_mode)) return {};
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return {};  // the sequential reader reports it
     struct stat st;
@@ -185,9 +189,12 @@ std::vector<LineRange> plan_line_ranges(const std::vector<std::string>& inputs,
       return {};
     }
     const uint64_t size = static_cast<uint64_t>(st.st_size);
-    const ssize_t head = ::pread(fd, buf.data(), 4, 0);
+    // Compressed inputs and filter files go to the sequential reader, which decompresses or
+    // refuses them.
+    const ssize_t head = ::pread(fd, buf.data(), kSniffBytes, 0);
     if (head < 0 ||
-        starts_with_zstd_magic(std::string_view(buf.data(), static_cast<size_t>(head)))) {
+        classify_input_head(std::string_view(buf.data(), static_cast<size_t>(head)), size).kind !=
+            InputKind::kText) {
       ::close(fd);
       return {};
     }

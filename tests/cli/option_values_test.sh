@@ -40,6 +40,8 @@ for cmd in "${commands[@]}"; do
     mapfile -t args < <(base_without "$cmd" "${names[@]}")
     for name in "${names[@]}"; do
       for value in "" "  "; do
+        # --field '' is RFC 6901's pointer to the whole line (attached_values_test.sh).
+        [ "$long" = --field ] && [ -z "$value" ] && continue
         run "$BT" "$cmd" "${args[@]}" "$name" "$value"
         expect_rc 2 "$cmd $name '$value'"
         expect_one_error_line "$cmd $name '$value'"
@@ -48,11 +50,12 @@ for cmd in "${commands[@]}"; do
         tested=$((tested + 1))
       done
     done
+    [ "$long" = --field ] && continue
     run "$BT" "$cmd" "${args[@]}" "$long="
     expect_rc 2 "$cmd $long= (empty after =)"
   done
 done
-[ "$tested" -ge 80 ] || fail "only $tested empty-value cases found; is --help parsed right?"
+[ "$tested" -ge 75 ] || fail "only $tested empty-value cases found; is --help parsed right?"
 expect_same_file f.bf f.orig "no empty-value case touched the filter"
 # --delimiter takes a space (a real delimiter) but not an empty value.
 printf 'a b\nc d\n' >spaced.txt

@@ -1,4 +1,5 @@
-// Fuzz target: KeyReader on arbitrary bytes (plain or zstd-compressed), in every input format,
+// Fuzz target: KeyReader on arbitrary bytes (plain, zstd- or gzip-compressed, or what it refuses:
+// other compressions and filter files), in every input format,
 // with and without key normalisation. Byte 0 chooses the key limit (bits 0-2) and the format
 // (bits 3-4: lines, ndjson, delimited, csv); byte 1 the format's parameters and the normalisation.
 // Checks:
@@ -16,6 +17,7 @@
 
 #include "bloomtool/key_reader.h"
 #include "bloomtool/normalise.h"
+#include "byte_source.h"
 #include "fuzz_util.h"
 
 namespace {
@@ -48,16 +50,26 @@ Normaliser pick_normaliser(unsigned choice) {
 }
 
 // The input as the reader should see it: decompressed like the reader does (zstd frames, window
-// at most 2^27) when it starts with the zstd magic.
+// at most 2^27) when it starts with the zstd magic; an error when its first bytes (or those it
+// decompresses to) are another compression's or a filter file's; not restated for gzip.
 struct Plain {
   enum { kOk, kError, kTooBig } status = kOk;
   std::string bytes;
 };
 
+// The kind the reader gives bytes whose size it knows (memory) or learns at their end (a stream).
+InputKind kind_of(std::string_view b, bool size_known) {
+  const std::string_view head = b.substr(0, kSniffBytes);
+  const bool whole = size_known || b.size() < kSniffBytes;
+  return classify_input_head(head, whole ? std::optional<uint64_t>(b.size()) : std::nullopt).kind;
+}
+
 Plain reference_bytes(std::string_view in) {
-  if (in.size() < 4 || in.substr(0, 4) != std::string_view("\x28\xB5\x2F\xFD", 4))
-    return {Plain::kOk, std::string(in)};
   const Plain error{Plain::kError, {}}, too_big{Plain::kTooBig, {}};
+  const InputKind kind = kind_of(in, true);
+  if (kind == InputKind::kText) return {Plain::kOk, std::string(in)};
+  if (kind == InputKind::kGzip) return too_big;  // no reference inflater here
+  if (kind != InputKind::kZstd) return error;
   std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> d(ZSTD_createDCtx(), ZSTD_freeDCtx);
   ZSTD_DCtx_setParameter(d.get(), ZSTD_d_windowLogMax, 27);
   std::string out;
@@ -79,6 +91,7 @@ Plain reference_bytes(std::string_view in) {
     if (out.size() > kMaxDecompressed) return too_big;
     if (ob.pos == 0 && rc != 0) return error;  // ends inside a frame
   }
+  if (kind_of(out, false) != InputKind::kText) return error;  // compressed twice, or a filter
   return {Plain::kOk, std::move(out)};
 }
 

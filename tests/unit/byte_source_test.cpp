@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <unistd.h>
+#include <zlib.h>
 #include <zstd.h>
 
 #include <chrono>
@@ -14,6 +15,7 @@
 
 #include "bloomtool/error.h"
 #include "bloomtool/hash.h"
+#include "bloomtool/key_reader.h"
 #include "temp_dir.h"
 
 using namespace bloomtool;
@@ -233,9 +235,11 @@ TEST_CASE("byte source: corrupt zstd is an error naming the input and the offset
     const std::string what = e.what();
     CAPTURE(what);
     CHECK(what.rfind("bad.txt: zstd: ", 0) == 0);
-    // Small inputs are read whole before decoding: the offset is where the reading stopped.
-    CHECK_THAT(
-        what, Catch::Matchers::EndsWith(" (compressed byte " + std::to_string(bytes.size()) + ")"));
+    // The offset is where the reading stopped: the whole of a small input, or for a bad frame
+    // header the first bytes, read before the rest to recognise the format.
+    const std::string at =
+        " (compressed byte " + std::to_string(bytes == reserved ? kSniffBytes : bytes.size()) + ")";
+    CHECK_THAT(what, Catch::Matchers::EndsWith(at));
   }
   // A frame demanding a window above 2^27 bytes is refused before any allocation of that size.
   const std::string wide = zstd_frame_window_28(binary_content(1000, 8));
@@ -387,4 +391,136 @@ TEST_CASE("byte source: memory, plain and zstd", "[byte_source]") {
   }
   std::unique_ptr<ByteSource> empty = open_memory_source("", "e");
   CHECK(read_all(*empty, 8).empty());
+}
+
+namespace {
+
+// One gzip member of `content` (zlib's deflate with a gzip wrapper).
+std::string gzip_member(const std::string& content, int level = 6) {
+  z_stream zs{};
+  REQUIRE(deflateInit2(&zs, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) == Z_OK);
+  std::string out(deflateBound(&zs, static_cast<uLong>(content.size())) + 64, '\0');
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(content.data()));
+  zs.avail_in = static_cast<uInt>(content.size());
+  zs.next_out = reinterpret_cast<Bytef*>(out.data());
+  zs.avail_out = static_cast<uInt>(out.size());
+  REQUIRE(deflate(&zs, Z_FINISH) == Z_STREAM_END);
+  out.resize(zs.total_out);
+  deflateEnd(&zs);
+  return out;
+}
+
+// A DCSO bloom v1 header (flags 1, n, p, k, m, N) and the words m needs.
+std::string dcso_file(uint64_t m, uint64_t k) {
+  std::string f;
+  const double p = 0.01;
+  uint64_t p_bits;
+  std::memcpy(&p_bits, &p, 8);
+  for (uint64_t v : {uint64_t{1}, uint64_t{100}, p_bits, k, m, uint64_t{0}}) {
+    for (int i = 0; i < 8; ++i) f += static_cast<char>(v >> (8 * i));
+  }
+  return f + std::string((m + 63) / 64 * 8, '\0');
+}
+
+}  // namespace
+
+TEST_CASE("byte source: gzip, one member or several, in any chunk size", "[byte_source]") {
+  TempDir dir;
+  const std::string a = binary_content(70000, 21), b = binary_content(3000, 22);
+  const std::string one = gzip_member(a);
+  const std::string two = gzip_member(a, 1) + gzip_member(b, 9) + gzip_member("");
+  for (const size_t chunk : {size_t{1}, size_t{333}, size_t{1} << 17}) {
+    CAPTURE(chunk);
+    std::unique_ptr<ByteSource> s = open_memory_source(one, "m.gz");
+    CHECK(read_all(*s, chunk) == a);
+    CHECK(s->raw_bytes_read() == one.size());
+    CHECK(read_file_source(dir.write("two.gz", two), "two.gz", chunk) == a + b);
+  }
+}
+
+TEST_CASE("byte source: damaged gzip is an error naming the input", "[byte_source]") {
+  TempDir dir;
+  const std::string gz = gzip_member(binary_content(20000, 23));
+  std::string bad_crc = gz;
+  bad_crc[bad_crc.size() - 6] ^= 0x01;
+  const struct {
+    std::string bytes;
+    const char* starts;
+  } cases[] = {
+      {gz.substr(0, gz.size() / 2),
+       "cut: truncated gzip stream (ends inside a member, at compressed byte "},
+      {gz.substr(0, gz.size() - 1), "cut: truncated gzip stream"},
+      {bad_crc, "cut: gzip: incorrect data check (compressed byte "},
+      {gz + "junk", "cut: gzip: incorrect header check"},
+  };
+  for (const auto& c : cases) {
+    const Error e = error_of([&] { read_file_source(dir.write("cut.gz", c.bytes), "cut", 4096); });
+    CHECK(e.code() == ErrorCode::kBadInput);
+    CHECK_THAT(std::string(e.what()), Catch::Matchers::StartsWith(c.starts));
+  }
+}
+
+TEST_CASE("byte source: inputs classified by their first bytes", "[byte_source]") {
+  using K = InputKind;
+  const auto kind = [](std::string_view head, std::optional<uint64_t> size = std::nullopt) {
+    return classify_input_head(head, size).kind;
+  };
+  CHECK(kind("\x1F\x8B\x08") == K::kGzip);
+  CHECK(kind(std::string_view("\xFD"
+                              "7zXZ\0",
+                              6)) == K::kXz);
+  CHECK(kind("BZh91AY&SY") == K::kBzip2);
+  CHECK(kind("BZh9 a key\n") == K::kText);
+  CHECK(kind("\x04\x22\x4D\x18") == K::kLz4);
+  CHECK(kind("\x89"
+             "BLM\r\n\x1A\nrest") == K::kBloomtool);
+  CHECK(kind("key\n") == K::kText);
+  // Prefixes of a magic ask for more; an input that ends there is text.
+  CHECK(classify_input_head("\x1F", std::nullopt).need_more);
+  CHECK(classify_input_head("\x89"
+                            "BL",
+                            std::nullopt)
+            .need_more);
+  CHECK_FALSE(classify_input_head("k", std::nullopt).need_more);
+  const std::string dcso = dcso_file(1000, 7);
+  CHECK(kind(std::string_view(dcso).substr(0, kSniffBytes)) == K::kDcso);
+  CHECK(kind(std::string_view(dcso).substr(0, kSniffBytes), dcso.size()) == K::kDcso);
+  CHECK(kind(std::string_view(dcso).substr(0, kSniffBytes), 60) == K::kText);  // too short for m
+  std::string bad_k = dcso;
+  bad_k[24] = 0;
+  CHECK(kind(std::string_view(bad_k).substr(0, kSniffBytes)) == K::kText);
+  // Guava: strategy 1, k 5, 2 words: only when the size matches.
+  const std::string guava("\x01\x05\x00\x00\x00\x02", 6);
+  CHECK(kind(guava, 22) == K::kGuava);
+  CHECK(kind(guava, 23) == K::kText);
+  CHECK(kind(guava) == K::kText);
+}
+
+TEST_CASE("byte source: filter files and other compressions are refused as keys", "[byte_source]") {
+  const std::string dcso = dcso_file(640, 3);
+  const auto refused = [](const std::string& bytes, const std::string& name) {
+    try {
+      std::unique_ptr<ByteSource> s = open_memory_source(bytes, name);
+      read_all(*s, 4096);
+    } catch (const FilterAsKeysError& e) {
+      CHECK(e.input() == name);
+      return std::string(e.what());
+    } catch (const Error& e) {
+      return "other: " + std::string(e.what());
+    }
+    return std::string("read");
+  };
+  CHECK(refused(dcso, "d") == "d: is a DCSO bloom filter file, not keys");
+  CHECK(refused(gzip_member(dcso), "d.gz") ==
+        "d.gz: is a DCSO bloom filter file (gzip-compressed), not keys");
+  CHECK(refused(zstd_frame("\x89"
+                           "BLM\r\n\x1A\n and more"),
+                "b.zst") == "b.zst: is a bloomtool filter file (zstd-compressed), not keys");
+  CHECK(refused("BZh91AY&SY...", "k.bz2") ==
+        "other: k.bz2: bzip2-compressed, which bloomtool does not read (it reads zstd and gzip); "
+        "decompress it first with 'bzip2 -dc'");
+  CHECK(refused(gzip_member(zstd_frame("keys\n")), "twice") ==
+        "other: twice: zstd-compressed data inside gzip compression; decompress it before "
+        "reading keys");
+  CHECK(refused("\x01short\n", "s") == "read");
 }

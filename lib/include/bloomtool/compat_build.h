@@ -46,6 +46,9 @@ struct CompatBuild {
   InputStats input;
   double distinct_from_fill = 0;  // the textbook estimate of the distinct keys
   uint64_t counted = 0;           // DCSO's N: keys that set at least one new bit, in input order
+  // Guava: keys that are not valid UTF-8. Guava's string funnel hashes a Java String's UTF-8
+  // bytes, which are never these, so a service using it does not find such keys.
+  uint64_t non_utf8_keys = 0;
 };
 
 // Reads every key of `keys` into the filter. Guava: threads add with atomic stores (the bits do

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -21,6 +22,9 @@ struct ConvertResult {
   FilterHeader header;  // as written (a peer's output: as read)
   uint64_t input_bytes = 0;
   uint64_t output_bytes = 0;
+  // The input carried a signature (field 9), which is never carried over: it covers the old bytes.
+  // The output is signed only when the write options sign it anew.
+  std::optional<KeyId> source_signer;
 };
 
 // Reads `input` whole and verifies it as load_filter does (both checksums, every chunk of a raw

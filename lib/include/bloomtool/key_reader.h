@@ -1,6 +1,7 @@
-// Reading keys from files or standard input: zstd-compressed inputs are recognised by their magic
-// bytes, lines are split with memchr in large blocks (LF or CRLF, last line may lack a newline),
-// and each line is a key (`lines`), or holds one in a JSON field (`ndjson`) or a column
+// Reading keys from files or standard input: zstd- and gzip-compressed inputs are recognised by
+// their magic bytes (other compressed formats and filter files are refused), lines are split with
+// memchr in large blocks (LF or CRLF, last line may lack a newline), and each line is a key
+// (`lines`), or holds one in a JSON field (`ndjson`) or a column
 // (`delimited`, `csv`). Keys then pass through the chosen normalisation and are handed out in
 // batches of views, with no per-key allocation. Lines longer than the configured maximum are an
 // error, so memory stays bounded.
@@ -14,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bloomtool/error.h"
 #include "bloomtool/normalise.h"
 
 namespace bloomtool {
@@ -86,12 +88,31 @@ struct LineRange {
 // Splits the inputs into ranges of whole lines for `parts` threads: each regular file of at
 // least 2 * min_bytes into about `parts` pieces (others whole). Returns nothing, so that the
 // caller reads sequentially, when that is the better or the only way: fewer than two parts,
-// standard input or any input that is not a regular file, zstd input, skip_bad_lines (its limit
+// standard input or any input that is not a regular file, a compressed input or a filter file
+// (the sequential reader decompresses or refuses it), skip_bad_lines (its limit
 // and first-bad-line report follow input order), or no line end within max_key_bytes + 2 bytes
 // after a split point (a line too long, which the sequential reader then reports).
 std::vector<LineRange> plan_line_ranges(const std::vector<std::string>& inputs,
                                         const InputOptions& options, unsigned parts,
                                         uint64_t min_bytes);
+
+// A key input that is a filter file (bloomtool's, by its magic; DCSO's, by its header; Guava's, by
+// a header that matches the file's size), plain or inside zstd or gzip: reading its bytes as keys
+// is a mistake, such as a second filter given where keys are read. Code kBadInput; what() is
+// "<input>: is a <format> filter file, not keys".
+class FilterAsKeysError : public Error {
+ public:
+  FilterAsKeysError(std::string input, std::string format, const std::string& message)
+      : Error(ErrorCode::kBadInput, message),
+        input_(std::move(input)),
+        format_(std::move(format)) {}
+  const std::string& input() const noexcept { return input_; }    // as named in messages
+  const std::string& format() const noexcept { return format_; }  // "bloomtool", "DCSO bloom", ...
+
+ private:
+  std::string input_;
+  std::string format_;
+};
 
 class JsonField;
 
