@@ -124,7 +124,7 @@ int run_stats(const StatsOptions& o) {
     r.file_format = file_format_name(from);
     LoadedFilter loaded;
     try {
-      loaded = trusted ? load_verified_filter(path, *trusted) : load_filter_as(path, from);
+      loaded = trusted ? load_verified_filter(path, *trusted) : load_filter_as(path, from, false);
       // A raw file is mapped, not loaded: its payload is read (every chunk verified) a window at
       // a time, so memory stays small whatever its size.
       r.stats = loaded.raw ? compute_stats_streamed(loaded.header, path)

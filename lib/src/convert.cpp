@@ -48,7 +48,8 @@ ConvertResult convert_filter(const std::string& input, FileFormat from, const st
   ConvertResult r;
   r.input_bytes = f.file_bytes;
   if (to == FileFormat::kBloomtool) {
-    if (f.header.tool_version.empty()) f.header.tool_version = std::string("bloomtool ") + kToolVersion;
+    if (f.header.tool_version.empty())
+      f.header.tool_version = std::string("bloomtool ") + kToolVersion;
     r.header = f.header;
     const auto words = f.filter->words();
     try {
