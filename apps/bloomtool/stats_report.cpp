@@ -117,8 +117,11 @@ void print_human(StdoutWriter& out, const Report& r, bool first) {
     if (foreign) {
       // Neither peer records a distinct count: the header's figure is the fill's estimate.
       row("distinct keys",
-          fmt::format("{} estimated from the fill (a {} file records no distinct count)", implied,
-                      r.file_format));
+          s.distinct_from_fill
+              ? fmt::format("{} estimated from the fill (a {} file records no distinct count)",
+                            implied, r.file_format)
+              : fmt::format("unbounded: every bit is set (a {} file records no distinct count)",
+                            r.file_format));
     } else {
       row("distinct keys",
           fmt::format("{} recorded; {} implied by the fill", h.distinct_estimate, implied));

@@ -135,6 +135,54 @@ done
 expect_eq "$(ls -A kd)" "" "keygen -o kd/ wrote nothing"
 [ -e ..key ] || [ -e .key ] && fail "keygen wrote a hidden key file"
 
+head -c 6 "$G/guava-mitz64.bin" >full.bin
+head -c 32 /dev/zero | tr '\0' '\377' >>full.bin
+
+# --- Class 4: a geometry known to break the model fails the rate gate, and says why ------------
+seq 1 3000 >few
+"$BT" build -q --compat dcso -n 3000 -m 16384 -k 7 --no-measure -o pow2.bloom few 2>/dev/null ||
+  fail "build of a power-of-two DCSO filter"
+"$BT" convert -q --from dcso pow2.bloom -o pow2.bf || fail "convert of the power-of-two filter"
+"$BT" build -q --compat dcso -n 3000 -m 16000 -k 7 --no-measure -o plain.bloom few 2>/dev/null
+seq 100001 110000 >negatives
+for f in "pow2.bloom --from dcso" pow2.bf; do
+  # shellcheck disable=SC2086
+  run "$BT" stats $f --max-fpr 20%
+  expect_rc 1 "stats $f --max-fpr without a measurement"
+  expect_match "$OUT" "^  model warning     dcso-fnv1 with a power-of-two m \(16384 bits\) takes its positions from the low bits" "$f: model warning row"
+  expect_match "$ERR" "--max-fpr failed: the model does not hold for this filter \(dcso-fnv1 with a power-of-two m \(16384 bits\).*\), so its rate 0.09263 proves nothing: give --measure N \(or --negatives FILE\) to gate on a measured rate$" "$f: gate message"
+  # shellcheck disable=SC2086
+  run "$BT" stats $f --json --max-fpr 20%
+  expect_eq "$(printf '%s' "$OUT" | "$JSON_QUERY" - /model_holds)" "false" "$f: model_holds"
+  expect_eq "$(printf '%s' "$OUT" | "$JSON_QUERY" - /gates/0/status)" "failed" "$f: JSON gate"
+  # With a measurement, the gate judges its upper bound (the real rate is near 43%).
+  # shellcheck disable=SC2086
+  run "$BT" stats $f --measure 100k --max-fpr 20%
+  expect_rc 1 "stats $f --measure --max-fpr 20%"
+  expect_match "$ERR" "failed: the upper end of the measured rate's 95% interval \(the model does not hold for this geometry\) 0.43[0-9]* is above 0.2$" "$f: measured gate"
+  # shellcheck disable=SC2086
+  run "$BT" stats $f --negatives negatives --max-fpr 60%
+  expect_rc 0 "stats $f --negatives --max-fpr 60%"
+  expect_match "$OUT" "gate --max-fpr    passed: the upper end of the measured rate's 95% interval" "$f: negatives gate"
+done
+run "$BT" stats --from dcso plain.bloom --json --max-fpr 20%
+expect_rc 0 "a DCSO filter of m = 16000 passes at its fill's rate"
+expect_eq "$(printf '%s' "$OUT" | "$JSON_QUERY" - /model_holds)" "true" "m = 16000: model_holds"
+expect_eq "$(printf '%s' "$OUT" | "$JSON_QUERY" - /model_warning)" "null" "m = 16000: no warning"
+# The peers' schemes have no seed, and a peer's distinct keys are an estimate.
+run "$BT" stats --from dcso plain.bloom
+expect_match "$OUT" "^  hash              dcso-fnv1 \(positions from the key bytes; no seed\)$" "no seed"
+expect_match "$OUT" "^  distinct keys     [0-9]+ estimated from the fill \(a dcso file records no distinct count\)$" "estimated distinct keys"
+# A full filter whose header claims so many keys that the model's rate is 1: no lower bound.
+run "$BT" stats --from guava full.bin
+expect_match "$OUT" "^  distinct keys     unbounded: every bit is set \(a guava file records no distinct count\)$" "full filter: distinct keys"
+"$CRAFT_FILTER" "$BF" full.bf distinct=100000000 || fail "craft_filter distinct="
+run "$BT" stats full.bf --json
+expect_eq "$(printf '%s' "$OUT" | "$JSON_QUERY" - /lower_bound_bits)" "null" "model p of 1: lower_bound_bits"
+expect_eq "$(printf '%s' "$OUT" | "$JSON_QUERY" - /lower_bound_ratio)" "null" "model p of 1: lower_bound_ratio"
+run "$BT" stats full.bf
+expect_match "$OUT" "^  lower bound       n/a \(at the model's rate 1 nearly every non-member passes, and a filter that weak needs no bits\)$" "model p of 1: lower bound row"
+
 # --- Messages: a file in another format says what it looks like ------------------------------
 run "$BT" query --from guava "$BF" keys
 expect_rc 2 "bloomtool file read as guava"
