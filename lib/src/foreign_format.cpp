@@ -305,7 +305,6 @@ LoadedFilter read_dcso(interop_io::InputStream& in, const std::string& path, boo
                                        " longer than " + std::to_string(data_limit) +
                                        " bytes, the most bloomtool reads of it");
   };
-  uint64_t data_bytes = 0;
   if (keep_source) {
     uint8_t piece[1 << 14];
     for (;;) {
@@ -314,13 +313,10 @@ LoadedFilter read_dcso(interop_io::InputStream& in, const std::string& path, boo
       if (s.data.size() + r > data_limit) data_too_long();
       s.data.insert(s.data.end(), piece, piece + r);
     }
-    data_bytes = s.data.size();
   } else {
-    data_bytes = in.skip(data_limit);
-    if (data_bytes > data_limit) data_too_long();
+    if (in.skip(data_limit) > data_limit) data_too_long();
   }
   const uint64_t file_bytes = in.raw_offset();
-  (void)data_bytes;
   return make_loaded(kHashDcsoFnv1, m, static_cast<uint32_t>(k), std::move(w), s.count, s,
                      file_bytes);
 }
