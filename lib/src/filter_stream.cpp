@@ -88,9 +88,13 @@ std::vector<uint8_t> read_filter_stream_image(int fd, const std::string& name) {
   if (header_bytes > kFirstRead && header_bytes <= kMaxHeaderBytes) {
     read_until(fd, image, header_bytes, name);
   }
-  if (image.size < header_bytes || header_bytes < kFirstRead || header_bytes > kMaxHeaderBytes) {
+  // The smallest header: the fixed fields and the checksum (the fields read below lie in it).
+  constexpr uint64_t kMinHeader = kFixedHeaderBytes + 8;
+  if (image.size < header_bytes || header_bytes < kMinHeader || header_bytes > kMaxHeaderBytes) {
     // Cut short or out of range: the checks that every file gets say which, and how.
     parse_filter_header(image.view(), image.size, name);
+    throw Error(ErrorCode::kCorrupt, name + ": corrupt: header length " +
+                                         std::to_string(header_bytes) + " is out of range");
   }
 
   // The header is whole: verify it (checksum, version, fields, limits) before reading the payload
