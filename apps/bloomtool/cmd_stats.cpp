@@ -201,7 +201,8 @@ Command register_stats(CLI::App& root) {
   app->add_option("--seed", o->seed, "Seed of the generated keys of --measure (default 1)")
       ->type_name("S");
   app->add_option("--max-fpr", o->max_fpr,
-                  "Gate: fail if the rate (measured, else implied by the fill) exceeds P")
+                  "Gate: fail if the rate (measured, else implied by the fill) exceeds P; where "
+                  "the model does not hold (DCSO, power-of-two m) only a measurement passes")
       ->type_name("P");
   app->add_option("--max-fill", o->max_fill, "Gate: fail if more than F of the bits are set")
       ->type_name("F");
