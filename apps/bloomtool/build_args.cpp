@@ -6,6 +6,7 @@
 #include <charconv>
 
 #include "bloomtool/error.h"
+#include "bloomtool/scheme_bloom.h"
 #include "bloomtool/signature.h"
 #include "bloomtool/stats.h"
 
@@ -51,7 +52,8 @@ std::string input_summary(const FilterHeader& header, const InputOptions& option
                           const InputStats& in) {
   std::string lines =
       fmt::format("  input           {}\n", describe_input_options(header.input_options));
-  if (header.seed != kDefaultSeed)
+  // The peers' schemes hash the key bytes alone: their seed field is unused, not chosen.
+  if (header.seed != kDefaultSeed && !is_key_scheme(header.hash_id))
     lines += fmt::format("  hash seed       {:#018x} (not the public default)\n", header.seed);
   if (!options.normaliser.empty()) {
     lines += fmt::format("  normalisation   {}\n", options.normaliser.describe());

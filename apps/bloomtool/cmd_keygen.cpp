@@ -1,5 +1,7 @@
 // `bloomtool keygen -o NAME`: a new Ed25519 key pair for signing filter files, written to NAME.key
 // (secret, mode 0600) and NAME.pub (public), neither ever replacing an existing file.
+#include <sys/stat.h>
+
 #include <memory>
 
 #include "bloomtool/error.h"
@@ -19,6 +21,17 @@ int run_keygen(const KeygenOptions& o) {
   if (o.name.empty() || o.name == "-") {
     throw Error(ErrorCode::kInvalidArgument,
                 "-o: give a file name (NAME.key and NAME.pub are written)");
+  }
+  // The last component of NAME names the files: "dir/" or "." would write hidden files
+  // (dir/.key, ..key); an existing directory is a place, not a name.
+  const std::string base = o.name.substr(o.name.find_last_of('/') + 1);
+  struct stat st;
+  if (base.empty() || base == "." || base == ".." ||
+      (::stat(o.name.c_str(), &st) == 0 && S_ISDIR(st.st_mode))) {
+    const std::string dir = o.name.ends_with('/') ? o.name : o.name + "/";
+    throw Error(ErrorCode::kInvalidArgument,
+                "-o: '" + o.name + "' is a directory, not a key name; give NAME, e.g. '" + dir +
+                    "signing' (NAME.key and NAME.pub are written)");
   }
   for (const char* ext : {".key", ".pub"}) {
     if (o.name.ends_with(ext)) {

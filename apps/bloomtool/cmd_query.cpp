@@ -41,7 +41,8 @@ std::function<LoadedFilter(const std::string&)> filter_loader(const QueryOptions
   if (key_path.empty()) {
     const char* env = std::getenv("BLOOMTOOL_TRUSTED_KEY");
     if (env == nullptr || *env == '\0')
-      return [from](const std::string& path) { return load_filter_as(path, from); };
+      // A peer's trailing data block is read past, not kept: a query needs only the bits.
+      return [from](const std::string& path) { return load_filter_as(path, from, false); };
     source = "BLOOMTOOL_TRUSTED_KEY";
     key_path = env;
   }

@@ -124,7 +124,7 @@ int run_stats(const StatsOptions& o) {
     r.file_format = file_format_name(from);
     LoadedFilter loaded;
     try {
-      loaded = trusted ? load_verified_filter(path, *trusted) : load_filter_as(path, from);
+      loaded = trusted ? load_verified_filter(path, *trusted) : load_filter_as(path, from, false);
       // A raw file is mapped, not loaded: its payload is read (every chunk verified) a window at
       // a time, so memory stays small whatever its size.
       r.stats = loaded.raw ? compute_stats_streamed(loaded.header, path)
@@ -201,7 +201,8 @@ Command register_stats(CLI::App& root) {
   app->add_option("--seed", o->seed, "Seed of the generated keys of --measure (default 1)")
       ->type_name("S");
   app->add_option("--max-fpr", o->max_fpr,
-                  "Gate: fail if the rate (measured, else implied by the fill) exceeds P")
+                  "Gate: fail if the rate (measured, else implied by the fill) exceeds P; where "
+                  "the model does not hold (DCSO, power-of-two m) only a measurement passes")
       ->type_name("P");
   app->add_option("--max-fill", o->max_fill, "Gate: fail if more than F of the bits are set")
       ->type_name("F");

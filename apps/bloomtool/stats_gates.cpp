@@ -35,17 +35,36 @@ void evaluate_gates(Report& r, const Gates& gates) {
     GateResult g{"max_fpr",           "--max-fpr", *gates.max_fpr, std::nullopt,
                  GateStatus::kPassed, "",          std::nullopt,   std::nullopt};
     const char* what = "the measured rate";
-    if (r.measured) {
-      g.value = r.measured->m.rate;
-    } else {
+    const bool broken = !r.stats.model_breaks.empty();
+    if (broken && !r.measured) {
+      // The model's rate and the fill's are known to be wrong here: no figure to pass on.
       g.value = r.stats.expected_fpr();
-      what = r.stats.fill_fpr ? "the rate implied by the fill" : "the model's rate";
+      g.status = GateStatus::kFailed;
+      g.message = fmt::format(
+          "the model does not hold for this filter ({}), so its rate {:.4g} proves nothing: give "
+          "--measure N (or --negatives FILE) to gate on a measured rate",
+          r.stats.model_breaks, *g.value);
+      r.gates.push_back(g);
+    } else {
+      if (broken) {
+        // Judged by the upper end of the measurement's 95% interval: a rate the model cannot
+        // vouch for must be shown small, not only measured small.
+        g.value = r.measured->m.ci95.high;
+        what =
+            "the upper end of the measured rate's 95% interval (the model does not hold for "
+            "this geometry)";
+      } else if (r.measured) {
+        g.value = r.measured->m.rate;
+      } else {
+        g.value = r.stats.expected_fpr();
+        what = r.stats.fill_fpr ? "the rate implied by the fill" : "the model's rate";
+      }
+      const bool ok = *g.value <= *gates.max_fpr;
+      g.status = ok ? GateStatus::kPassed : GateStatus::kFailed;
+      g.message = fmt::format("{} {:.4g} is {} {:.4g}", what, *g.value, ok ? "within" : "above",
+                              *gates.max_fpr);
+      r.gates.push_back(g);
     }
-    const bool ok = *g.value <= *gates.max_fpr;
-    g.status = ok ? GateStatus::kPassed : GateStatus::kFailed;
-    g.message = fmt::format("{} {:.4g} is {} {:.4g}", what, *g.value, ok ? "within" : "above",
-                            *gates.max_fpr);
-    r.gates.push_back(g);
   }
   if (gates.max_fill) {
     GateResult g{"max_fill",          "--max-fill", *gates.max_fill, r.stats.fill,

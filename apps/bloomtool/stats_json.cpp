@@ -39,6 +39,7 @@ void write_json(JsonWriter& j, const Report& r, uint64_t probe_seed, const std::
   j.field("hash", hash_scheme_name(h.hash_id));
   j.field("seed", fmt::format("{:#018x}", h.seed));
   j.field("seed_default", h.seed == kDefaultSeed);
+  j.field("seed_used", !is_key_scheme(h.hash_id));  // the peers' schemes hash the key bytes alone
   j.field("m", h.m);
   j.field("k", h.k);
   j.field("filter_bits", s.filter_bits);
@@ -52,6 +53,14 @@ void write_json(JsonWriter& j, const Report& r, uint64_t probe_seed, const std::
   j.field("bits_per_key", s.bits_per_key);
   j.field("model_fpr", s.model_fpr);
   j.field("fill_fpr", s.fill_fpr);
+  j.field("reachable_bits", s.reachable_bits);
+  j.field("unreachable_set_bits", s.unreachable_set_bits);
+  j.field("model_holds", s.model_breaks.empty());
+  j.key("model_warning");
+  if (s.model_breaks.empty())
+    j.null();
+  else
+    j.value(s.model_breaks);
   j.key("fill_check");
   if (s.fill_check) {
     j.begin_object();
@@ -74,8 +83,10 @@ void write_json(JsonWriter& j, const Report& r, uint64_t probe_seed, const std::
     j.value(model::min_standard_bits(h.k));
   else
     j.null();
-  j.field("lower_bound_bits", s.lower_bound_bits);
-  j.field("lower_bound_ratio", s.lower_bound_ratio);
+  // A filter that passes (nearly) every non-member has no meaningful lower bound: null.
+  const bool bound = s.lower_bound_bits && s.lower_bound_ratio && *s.lower_bound_bits >= 0.5;
+  j.field("lower_bound_bits", bound ? s.lower_bound_bits : std::nullopt);
+  j.field("lower_bound_ratio", bound ? s.lower_bound_ratio : std::nullopt);
   j.field("file_bytes", r.file_bytes);
   j.field("payload_stored_bytes", h.payload_stored_bytes);
   j.field("payload_raw_bytes", h.payload_raw_bytes);

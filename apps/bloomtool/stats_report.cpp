@@ -33,8 +33,12 @@ std::string printable(std::string_view text) {
   return out;
 }
 
-const char* seed_origin(uint64_t seed) {
-  return seed == kDefaultSeed ? "public default" : "chosen at build";
+std::string hash_text(const FilterHeader& h) {
+  // The peers' schemes take their positions from the key bytes alone: the seed field is unused.
+  if (is_key_scheme(h.hash_id))
+    return fmt::format("{} (positions from the key bytes; no seed)", hash_scheme_name(h.hash_id));
+  return fmt::format("{}, seed {:#018x} ({})", hash_scheme_name(h.hash_id), h.seed,
+                     h.seed == kDefaultSeed ? "public default" : "chosen at build");
 }
 
 std::string signature_text(const Report& r) {
@@ -67,6 +71,7 @@ void print_human(StdoutWriter& out, const Report& r, bool first) {
   const FilterHeader& h = r.header;
   const FilterStats& s = r.stats;
   const bool bloom = h.kind == FilterKind::kBloom;
+  const bool foreign = std::string_view(r.file_format) != "bloomtool";
   std::string t;
   const auto row = [&t](std::string_view name, const std::string& value) {
     t += fmt::format("  {:<18}{}\n", name, value);
@@ -89,8 +94,7 @@ void print_human(StdoutWriter& out, const Report& r, bool first) {
   row("label", h.label.empty() ? "(none)" : printable(h.label));
   row("normalisation", h.normalisation.empty() ? "none" : printable(h.normalisation));
   row("input options", h.input_options.empty() ? "(not recorded)" : printable(h.input_options));
-  row("hash", fmt::format("{}, seed {:#018x} ({})", hash_scheme_name(h.hash_id), h.seed,
-                          seed_origin(h.seed)));
+  row("hash", hash_text(h));
   if (bloom) {
     row("m", fmt::format("{} bits ({})", h.m, format_bytes(h.payload_raw_bytes)));
     row("k", fmt::format("{} hashes per key", h.k));
@@ -98,7 +102,6 @@ void print_human(StdoutWriter& out, const Report& r, bool first) {
     row("m", fmt::format("{} slots of {} bits = {} bits ({})", h.m, h.k, s.filter_bits,
                          format_bytes(h.payload_raw_bytes)));
   }
-  const bool foreign = std::string_view(r.file_format) != "bloomtool";
   if (foreign) {
     row("lines read", fmt::format("(not recorded in a {} file)", r.file_format));
     row("keys added", h.hash_id == kHashDcsoFnv1
@@ -109,10 +112,29 @@ void print_human(StdoutWriter& out, const Report& r, bool first) {
     row("keys added", fmt::format("{}", h.keys_added));
   }
   if (bloom) {
-    row("distinct keys",
-        fmt::format("{} recorded; {} implied by the fill", h.distinct_estimate,
-                    s.distinct_from_fill ? fmt::format("{:.0f}", *s.distinct_from_fill)
-                                         : std::string("unbounded (every bit is set)")));
+    const std::string implied = s.distinct_from_fill ? fmt::format("{:.0f}", *s.distinct_from_fill)
+                                                     : std::string("unbounded (every bit is set)");
+    if (foreign) {
+      // Neither peer records a distinct count: the header's figure is the fill's estimate.
+      row("distinct keys",
+          s.distinct_from_fill
+              ? fmt::format("{} estimated from the fill (a {} file records no distinct count)",
+                            implied, r.file_format)
+              : fmt::format("unbounded: every bit is set (a {} file records no distinct count)",
+                            r.file_format));
+    } else {
+      row("distinct keys",
+          fmt::format("{} recorded; {} implied by the fill", h.distinct_estimate, implied));
+    }
+    if (s.reachable_bits) {
+      row("reachable bits",
+          fmt::format("{} of the {} ({} never sets a bit at or above 2^31); fill and rates are "
+                      "over these{}",
+                      *s.reachable_bits, h.m, hash_scheme_name(h.hash_id),
+                      s.unreachable_set_bits == 0
+                          ? std::string()
+                          : fmt::format("; {} bits set beyond them", s.unreachable_set_bits)));
+    }
     row("set bits", fmt::format("{} (fill {:.2f}%)", *s.set_bits, 100.0 * *s.fill));
   } else {
     row("distinct keys", fmt::format("{}", h.distinct_estimate));
@@ -128,17 +150,24 @@ void print_human(StdoutWriter& out, const Report& r, bool first) {
   }
   row("model p", fmt::format("{:.4g} for {} distinct keys", s.model_fpr, s.distinct_keys));
   if (s.fill_fpr) row("fill p", fmt::format("{:.4g} (the rate these bits give)", *s.fill_fpr));
+  if (!s.model_breaks.empty())
+    row("model warning", s.model_breaks + "; only a measurement (--measure) tells the real rate");
   if (s.below_min_size) {
     row("small filter",
         fmt::format("m = {} bits is below {} bits, the smallest size bloomtool now builds for k = "
                     "{}: a key's positions often coincide; the rates above account for that",
                     h.m, model::min_standard_bits(h.k), h.k));
   }
-  if (s.lower_bound_bits) {
+  if (s.lower_bound_bits && s.lower_bound_ratio && *s.lower_bound_bits >= 0.5) {
     row("lower bound", fmt::format("{:.0f} bits (n log2(1/p)); this filter uses {:.3f}x that",
                                    *s.lower_bound_bits, *s.lower_bound_ratio));
-  } else {
+  } else if (s.distinct_keys == 0) {
     row("lower bound", "n/a (no keys)");
+  } else {
+    row("lower bound",
+        fmt::format("n/a (at the model's rate {:.4g} nearly every non-member passes, and a filter "
+                    "that weak needs no bits)",
+                    s.model_fpr));
   }
   if (foreign) {
     row("file size", fmt::format("{} ({} bytes)", format_bytes(r.file_bytes), r.file_bytes));

@@ -136,6 +136,37 @@ constexpr size_t kMaxKindParams = 64;
   throw Error(ErrorCode::kCorrupt, path + ": corrupt: " + why);
 }
 
+// What a file without bloomtool's magic looks like, from its first bytes and its length: a peer's
+// filter file (whose header fields must agree with the length), or compressed data; "" when
+// nothing is recognised.
+std::string foreign_format_hint(std::span<const uint8_t> b, uint64_t file_bytes) {
+  if (b.size() >= 2 && b[0] == 0x1f && b[1] == 0x8b)
+    return "; it is gzip-compressed, as a gzip DCSO filter file is: read it as a dcso file";
+  if (b.size() >= 4 && b[0] == 0x28 && b[1] == 0xB5 && b[2] == 0x2F && b[3] == 0xFD)
+    return "; it is zstd-compressed: decompress it first";
+  if (b.size() >= 6 && b[0] <= 1 && b[1] != 0) {
+    const uint32_t words = uint32_t{b[2]} << 24 | uint32_t{b[3]} << 16 | uint32_t{b[4]} << 8 | b[5];
+    if (words != 0 && words <= 0x7fffffffu && file_bytes == 6 + uint64_t{words} * 8) {
+      return fmt::format(
+          "; it looks like a Guava filter file (strategy {}, k = {}, {} words): read it as a "
+          "guava file",
+          b[0] == 1 ? "MURMUR128_MITZ_64" : "MURMUR128_MITZ_32", b[1], words);
+    }
+  }
+  if (b.size() >= 48 && b[0] == 1) {
+    const uint64_t k = le::load<uint64_t>(b.data() + 24), m = le::load<uint64_t>(b.data() + 32);
+    // Go writes flags = 1; a stream's length is not known yet, so a flags word of exactly 1
+    // stands in for the length check.
+    const bool fits = 48 + (m / 64 + (m % 64 != 0)) * 8 <= file_bytes;
+    if (k >= 1 && k <= 4096 && m >= 1 && m <= (uint64_t{1} << 53) &&
+        (fits || le::load<uint64_t>(b.data()) == 1)) {
+      return fmt::format(
+          "; it looks like a DCSO filter file (k = {}, m = {} bits): read it as a dcso file", k, m);
+    }
+  }
+  return "";
+}
+
 [[noreturn]] void truncated(const std::string& path, uint64_t have, uint64_t need) {
   throw Error(ErrorCode::kCorrupt, path + ": truncated: file has " + std::to_string(have) +
                                        " bytes, its header declares " + std::to_string(need));
@@ -523,7 +554,8 @@ FilterHeader parse_filter_header(std::span<const uint8_t> bytes, uint64_t file_b
   const size_t have = bytes.size();
   if (have == 0) throw Error(ErrorCode::kCorrupt, path + ": truncated: the file is empty");
   if (std::memcmp(p, kMagic, std::min<size_t>(have, 8)) != 0) {
-    throw Error(ErrorCode::kCorrupt, path + ": corrupt: not a bloomtool filter file (bad magic)");
+    throw Error(ErrorCode::kCorrupt, path + ": corrupt: not a bloomtool filter file (bad magic)" +
+                                         foreign_format_hint(bytes, file_bytes));
   }
   if (have < 16) {
     throw Error(ErrorCode::kCorrupt, path + ": truncated: file has " + std::to_string(have) +

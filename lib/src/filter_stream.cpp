@@ -21,7 +21,9 @@ namespace bloomtool {
 
 namespace {
 
-constexpr size_t kFirstRead = 16;  // magic, version and header length
+// Magic, version and header length, and enough more to tell a peer's file by its header (48
+// bytes: DCSO's) when the magic is not bloomtool's; no bloomtool header is shorter.
+constexpr size_t kFirstRead = 48;
 constexpr uint64_t kGrowFrom = uint64_t{1} << 16;
 // No valid filter file is longer: the largest payload plus room for headers and checksum tables.
 constexpr uint64_t kMaxStreamBytes = model::kMaxBits / 8 + (uint64_t{64} << 20);
@@ -86,16 +88,29 @@ std::vector<uint8_t> read_filter_stream_image(int fd, const std::string& name) {
   if (header_bytes > kFirstRead && header_bytes <= kMaxHeaderBytes) {
     read_until(fd, image, header_bytes, name);
   }
-  if (image.size < header_bytes || header_bytes < kFirstRead || header_bytes > kMaxHeaderBytes) {
+  // The smallest header: the fixed fields and the checksum (the fields read below lie in it).
+  constexpr uint64_t kMinHeader = kFixedHeaderBytes + 8;
+  if (image.size < header_bytes || header_bytes < kMinHeader || header_bytes > kMaxHeaderBytes) {
     // Cut short or out of range: the checks that every file gets say which, and how.
     parse_filter_header(image.view(), image.size, name);
+    throw Error(ErrorCode::kCorrupt, name + ": corrupt: header length " +
+                                         std::to_string(header_bytes) + " is out of range");
   }
 
   // The header is whole: verify it (checksum, version, fields, limits) before reading the payload
   // it declares, as if the file were exactly as long as it says.
   const uint64_t declared = le::load<uint64_t>(image.bytes.data() + 96);
   const uint64_t claimed = header_bytes + std::min(declared, kMaxStreamBytes);
-  if (declared <= kMaxStreamBytes) parse_filter_header(image.view(), claimed, name);
+  if (declared <= kMaxStreamBytes) {
+    const FilterHeader h = parse_filter_header(image.view(), claimed, name);
+    // What the stream would take in memory, against the machine, before any of it is read.
+    check_payload_fits_memory(h, name);
+    if (h.payload_stored_bytes > h.payload_raw_bytes + (uint64_t{64} << 20)) {
+      FilterHeader stored = h;
+      stored.payload_raw_bytes = h.payload_stored_bytes;
+      check_payload_fits_memory(stored, name);
+    }
+  }
 
   read_until(fd, image, claimed, name);
   const uint64_t rest = image.size == claimed ? count_rest(fd, name) : 0;

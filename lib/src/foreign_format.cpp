@@ -68,10 +68,13 @@ LoadedFilter make_loaded(uint32_t hash_id, uint64_t m, uint32_t k, WordBuffer wo
   h.distinct_estimate = count;
   // Neither peer records its distinct keys (DCSO's N counts only the adds that set a new bit, a
   // lower bound): the fill's estimate, as Guava's approximateElementCount computes it.
+  // Over the bits the scheme can reach (guava-mitz32 never sets one at or above 2^31).
+  const uint64_t reach = scheme_reachable_bits(hash_id, m);
   uint64_t set_bits = 0;
-  for (uint64_t w : words.span()) set_bits += static_cast<uint64_t>(std::popcount(w));
+  for (uint64_t i = 0; i < (reach + 63) / 64; ++i)
+    set_bits += static_cast<uint64_t>(std::popcount(words.data()[i]));
   const double distinct =
-      model::bloom_fill_distinct(static_cast<double>(set_bits), static_cast<double>(m), k);
+      model::bloom_fill_distinct(static_cast<double>(set_bits), static_cast<double>(reach), k);
   h.distinct_estimate =
       std::isfinite(distinct) ? static_cast<uint64_t>(std::floor(distinct + 0.5)) : m;
   h.payload_raw_bytes = words.size() * 8;
@@ -81,69 +84,241 @@ LoadedFilter make_loaded(uint32_t hash_id, uint64_t m, uint32_t k, WordBuffer wo
   return out;
 }
 
-LoadedFilter parse_guava(std::span<const uint8_t> bytes, const std::string& path) {
-  guava::GuavaBloom g = guava::GuavaBloom::deserialize(bytes, path);
-  const uint64_t m = g.bit_size();
-  if (m > model::kMaxBits) {
-    throw Error(ErrorCode::kLimitExceeded,
-                path + ": guava: " + std::to_string(m) + " bits exceed bloomtool's limit of 2^40");
-  }
-  WordBuffer words(g.words().size());
-  std::memcpy(words.data(), g.words().data(), g.words().size() * 8);
-  const uint32_t hash_id =
-      g.strategy() == guava::Strategy::kMurmur128Mitz64 ? kHashGuavaMitz64 : kHashGuavaMitz32;
-  // Guava stores no count: keys added is its own estimate from the fill, as distinct keys are.
-  uint64_t count = g.approximate_element_count();
-  if (count > m) count = m;
-  return make_loaded(hash_id, m, g.k(), std::move(words), count, SourceFormat{}, bytes.size());
+uint64_t load_be64(const uint8_t* p) noexcept {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v = v << 8 | p[i];
+  return v;
 }
 
-LoadedFilter parse_dcso(std::span<const uint8_t> file, const std::string& path,
-                        uint64_t max_bytes) {
+// What a file that is not in the format asked for looks like, from its first bytes: "" when
+// nothing is recognised.
+std::string looks_like(std::span<const uint8_t> head) {
+  static constexpr uint8_t kBloomtool[8] = {0x89, 'B', 'L', 'M', '\r', '\n', 0x1A, '\n'};
+  static constexpr uint8_t kZstd[4] = {0x28, 0xB5, 0x2F, 0xFD};
+  if (head.size() >= 4 && std::memcmp(head.data(), kBloomtool, 4) == 0)
+    return "a bloomtool filter file (magic 89 42 4c 4d); read it as a bloomtool file";
+  if (interop_io::looks_gzip(head))
+    return "gzip-compressed (magic 1f 8b), as a gzip DCSO file is; read it as a dcso file";
+  if (head.size() >= 4 && std::memcmp(head.data(), kZstd, 4) == 0)
+    return "zstd-compressed (magic 28 b5 2f fd); decompress it first";
+  return "";
+}
+
+// Reads exactly n bytes unless the data ends first; returns how many arrived.
+uint64_t read_full(interop_io::InputStream& in, uint8_t* dst, uint64_t n) {
+  uint64_t got = 0;
+  while (got < n) {
+    const size_t r = in.read(dst + got, static_cast<size_t>(std::min<uint64_t>(n - got, 1u << 30)));
+    if (r == 0) break;
+    got += r;
+  }
+  return got;
+}
+
+// Reads `words` words of the bit array into a buffer (8-byte little- or big-endian words) a
+// window at a time; returns the bytes that arrived (fewer than 8 * words when the data ends).
+uint64_t read_words(interop_io::InputStream& in, WordBuffer& out, bool big_endian) {
+  const uint64_t total = out.size() * 8;
+  auto* bytes = reinterpret_cast<uint8_t*>(out.data());
+  constexpr uint64_t kWindow = uint64_t{1} << 20;
+  uint64_t at = 0;
+  while (at < total) {
+    const uint64_t want = std::min(kWindow, total - at);
+    const uint64_t got = read_full(in, bytes + at, want);
+    at += got;
+    if (got < want) break;
+  }
+  for (uint64_t i = 0; i < at / 8; ++i) {
+    out.data()[i] = big_endian ? load_be64(bytes + 8 * i) : le::load<uint64_t>(bytes + 8 * i);
+  }
+  return at;
+}
+
+// Checks the bit array's size against this machine before it is allocated.
+void check_fits(uint64_t bytes, uint64_t max_bytes, const std::string& name) {
+  if (bytes > max_bytes) {
+    throw Error(ErrorCode::kLimitExceeded, name + ": bit array of " + std::to_string(bytes) +
+                                               " bytes exceeds the limit of " +
+                                               std::to_string(max_bytes) + " bytes");
+  }
+  FilterHeader h;
+  h.payload_raw_bytes = bytes;
+  check_payload_fits_memory(h, name);
+}
+
+LoadedFilter read_guava(interop_io::InputStream& in, const std::string& path, uint64_t max_bytes) {
+  auto bad = [&](ErrorCode code, const std::string& what) -> void {
+    throw Error(code, path + ": guava: " + what);
+  };
+  uint8_t head[guava::kHeaderBytes];
+  const uint64_t have = read_full(in, head, sizeof head);
+  const std::string other = looks_like(std::span<const uint8_t>(head, have));
+  if (!other.empty()) bad(ErrorCode::kCorrupt, "not a Guava file: it is " + other);
+  if (have < sizeof head) {
+    bad(ErrorCode::kCorrupt, "truncated: file has " + std::to_string(have) +
+                                 " bytes, the header needs 6 (strategy, k, word count)");
+  }
+  const int8_t ordinal = static_cast<int8_t>(head[0]);
+  if (ordinal != 0 && ordinal != 1) {
+    bad(ErrorCode::kUnsupported, "strategy ordinal " + std::to_string(ordinal) +
+                                     " at offset 0 is not MURMUR128_MITZ_32 (0) or "
+                                     "MURMUR128_MITZ_64 (1)");
+  }
+  const uint32_t k = head[1];
+  if (k == 0) bad(ErrorCode::kCorrupt, "k = 0 at offset 1 (must be 1..255)");
+  const int32_t words = static_cast<int32_t>((static_cast<uint32_t>(head[2]) << 24) |
+                                             (static_cast<uint32_t>(head[3]) << 16) |
+                                             (static_cast<uint32_t>(head[4]) << 8) | head[5]);
+  if (words <= 0) {
+    bad(ErrorCode::kCorrupt,
+        "data length " + std::to_string(words) + " longs at offset 2 (must be positive)");
+  }
+  const uint64_t need = static_cast<uint64_t>(words) * 8;
+  auto too_short = [&](uint64_t body) {
+    bad(ErrorCode::kCorrupt, "data length " + std::to_string(words) + " longs at offset 2 (" +
+                                 std::to_string(need) + " bytes) exceeds the file (" +
+                                 std::to_string(body) + " bytes after the header)");
+  };
+  auto trailing = [&](uint64_t extra, bool more) {
+    bad(ErrorCode::kCorrupt, (more ? "more than " : "") + std::to_string(extra) +
+                                 " trailing bytes at offset " +
+                                 std::to_string(guava::kHeaderBytes + need) + " after the " +
+                                 std::to_string(words) + " longs of the bit array");
+  };
+  if (const auto size = in.file_size()) {  // a regular file: its length is known before reading
+    const uint64_t body = *size - std::min<uint64_t>(*size, guava::kHeaderBytes);
+    if (need > body) too_short(body);
+    if (need < body) trailing(body - need, false);
+  }
+  check_fits(need, max_bytes, path);
+  WordBuffer w(static_cast<size_t>(words));
+  const uint64_t got = read_words(in, w, true);
+  if (got < need) too_short(got);
+  constexpr uint64_t kCountRest = uint64_t{1} << 20;
+  if (const uint64_t extra = in.skip(kCountRest); extra != 0)
+    trailing(std::min(extra, kCountRest), extra > kCountRest);
+  const uint64_t m = need * 8;
+  const uint32_t hash_id = ordinal == 1 ? kHashGuavaMitz64 : kHashGuavaMitz32;
+  // Guava stores no count: keys added is its approximateElementCount of the fill (over the bits
+  // the strategy can reach), as distinct keys are.
+  const uint64_t reach = scheme_reachable_bits(hash_id, m);
+  uint64_t set = 0;
+  for (uint64_t i = 0; i < reach / 64; ++i)
+    set += static_cast<uint64_t>(std::popcount(w.data()[i]));
+  const double estimate = -std::log1p(-static_cast<double>(set) / static_cast<double>(reach)) *
+                          static_cast<double>(reach) / k;
+  uint64_t count = estimate < 9.2e18 ? static_cast<uint64_t>(std::floor(estimate + 0.5)) : m;
+  if (count > m) count = m;
+  return make_loaded(hash_id, m, k, std::move(w), count, SourceFormat{},
+                     guava::kHeaderBytes + need);
+}
+
+// The most of a DCSO data block bloomtool reads (`bloom set-data` keeps a short note there): a
+// longer block, or one that decompresses without end, is refused once this much has been read.
+constexpr uint64_t kMaxDcsoDataBytes = uint64_t{64} << 20;
+
+LoadedFilter read_dcso(interop_io::InputStream& in, const std::string& path, bool keep_source,
+                       uint64_t max_bytes) {
+  const uint64_t data_limit = std::min(kMaxDcsoDataBytes, max_bytes);
   SourceFormat s;
   s.source = SourceFormat::Source::kDcso;
   std::string name = path;
-  std::vector<uint8_t> plain_storage;
-  std::span<const uint8_t> plain(file);
-  if (interop_io::looks_gzip(file)) {
-    const size_t header = gzip_header_length(file);
-    if (header == 0) throw Error(ErrorCode::kCorrupt, path + ": gzip: truncated member header");
-    if (header > kMaxGzipHeaderBytes) {
-      throw Error(ErrorCode::kLimitExceeded, path + ": gzip: member header of " +
-                                                 std::to_string(header) +
-                                                 " bytes, more than the 1024 bloomtool keeps");
+  const auto head = in.peek_raw(kMaxGzipHeaderBytes + 1);
+  if (interop_io::looks_gzip(head)) {
+    // The member header is kept only by convert, which writes it back; query and stats let zlib
+    // read it, whatever its length.
+    if (keep_source) {
+      const size_t header = gzip_header_length(head);
+      if (header == 0 && head.size() <= kMaxGzipHeaderBytes)
+        throw Error(ErrorCode::kCorrupt, path + ": gzip: truncated member header");
+      if (header == 0 || header > kMaxGzipHeaderBytes) {
+        throw Error(ErrorCode::kLimitExceeded,
+                    path + ": gzip: member header of more than " +
+                        std::to_string(kMaxGzipHeaderBytes) +
+                        " bytes (a long file name or comment): a converted file keeps the header, "
+                        "and at most 1024 bytes of it; query and stats read such a file");
+      }
+      s.gzip_header.assign(head.begin(), head.begin() + static_cast<ptrdiff_t>(header));
     }
     s.gzip = true;
-    s.gzip_header.assign(file.begin(), file.begin() + static_cast<ptrdiff_t>(header));
-    plain_storage = interop_io::gunzip(file, path, max_bytes);
-    plain = plain_storage;
+    in.start_gzip();
     name = path + " (decompressed)";
+  } else {
+    const std::string other = looks_like(head);
+    if (!other.empty())
+      throw Error(ErrorCode::kCorrupt, path + ": dcso: not a DCSO file: it is " + other);
   }
-  dcso::DcsoBloom d = dcso::DcsoBloom::deserialize(plain, name);
-  if (d.k() > kMaxSchemeK) {
-    throw Error(ErrorCode::kLimitExceeded, name + ": dcso: k = " + std::to_string(d.k()) +
-                                               " at offset 24 exceeds bloomtool's limit of 255");
+  auto bad = [&](ErrorCode code, const std::string& what) -> void {
+    throw Error(code, name + ": dcso: " + what);
+  };
+  uint8_t b[dcso::kHeaderBytes];
+  const uint64_t have = read_full(in, b, sizeof b);
+  if (have < sizeof b) {
+    bad(ErrorCode::kCorrupt, "truncated: file has " + std::to_string(have) +
+                                 " bytes, the header needs 48 (flags, n, p, k, m, N)");
   }
-  if (d.bits() > model::kMaxBits) {
-    throw Error(ErrorCode::kLimitExceeded, name + ": dcso: m = " + std::to_string(d.bits()) +
-                                               " bits at offset 32 exceeds bloomtool's limit "
-                                               "of 2^40");
+  s.flags = le::load<uint64_t>(b);
+  s.capacity = le::load<uint64_t>(b + 8);
+  s.fpp_bits = le::load<uint64_t>(b + 16);
+  const uint64_t k = le::load<uint64_t>(b + 24);
+  const uint64_t m = le::load<uint64_t>(b + 32);
+  s.count = le::load<uint64_t>(b + 40);
+  if ((s.flags & 0xFF) != 1) {
+    bad(ErrorCode::kUnsupported,
+        "version byte " + std::to_string(s.flags & 0xFF) +
+            " at offset 0 (only version 1 exists; a gzip file needs gzip decompression)");
   }
-  const std::vector<uint64_t>& w = d.words();
-  if (d.bits() % 64 != 0 && (w.back() >> (d.bits() % 64)) != 0) {
-    throw Error(ErrorCode::kCorrupt,
-                name + ": dcso: bits set beyond m = " + std::to_string(d.bits()) +
-                    " in the last word (offset " + std::to_string(48 + 8 * (w.size() - 1)) + ")");
+  // One limit each for k and m, bloomtool's (the DCSO format allows more).
+  if (k == 0) bad(ErrorCode::kCorrupt, "k = 0 at offset 24 (must be at least 1)");
+  if (k > kMaxSchemeK) {
+    bad(ErrorCode::kLimitExceeded,
+        "k = " + std::to_string(k) + " at offset 24 exceeds bloomtool's limit of 255");
   }
-  s.flags = d.flags();
-  s.capacity = d.capacity();
-  s.fpp_bits = d.fpp_bits();
-  s.count = d.count();
-  s.data = d.data();
-  WordBuffer words(w.size());
-  std::memcpy(words.data(), w.data(), w.size() * 8);
-  return make_loaded(kHashDcsoFnv1, d.bits(), static_cast<uint32_t>(d.k()), std::move(words),
-                     d.count(), s, file.size());
+  if (m == 0) bad(ErrorCode::kCorrupt, "m = 0 bits at offset 32 (must be at least 1)");
+  if (m > model::kMaxBits) {
+    bad(ErrorCode::kLimitExceeded,
+        "m = " + std::to_string(m) + " bits at offset 32 exceeds bloomtool's limit of 2^40");
+  }
+  const uint64_t words = m / 64 + (m % 64 != 0);
+  auto too_short = [&](uint64_t body) {
+    bad(ErrorCode::kCorrupt, "m = " + std::to_string(m) + " bits at offset 32 needs " +
+                                 std::to_string(words * 8) + " bytes of bit array, the file has " +
+                                 std::to_string(body) + " after the header");
+  };
+  if (const auto size = in.file_size();
+      size && !in.gzip() && words * 8 > *size - dcso::kHeaderBytes)
+    too_short(*size - dcso::kHeaderBytes);
+  check_fits(words * 8, max_bytes, path);
+  WordBuffer w(static_cast<size_t>(words));
+  const uint64_t got = read_words(in, w, false);
+  if (got < words * 8) too_short(got);
+  if (m % 64 != 0 && (w.data()[words - 1] >> (m % 64)) != 0) {
+    bad(ErrorCode::kCorrupt, "bits set beyond m = " + std::to_string(m) +
+                                 " in the last word (offset " +
+                                 std::to_string(48 + 8 * (words - 1)) + ")");
+  }
+  // The data block: kept for convert (which writes it back), else read past (a gzip member's
+  // checksum covers it), never more than kMaxDcsoDataBytes of it.
+  const uint64_t data_at = dcso::kHeaderBytes + words * 8;
+  auto data_too_long = [&] {
+    bad(ErrorCode::kLimitExceeded, "data block at offset " + std::to_string(data_at) +
+                                       " longer than " + std::to_string(data_limit) +
+                                       " bytes, the most bloomtool reads of it");
+  };
+  if (keep_source) {
+    uint8_t piece[1 << 14];
+    for (;;) {
+      const size_t r = in.read(piece, sizeof piece);
+      if (r == 0) break;
+      if (s.data.size() + r > data_limit) data_too_long();
+      s.data.insert(s.data.end(), piece, piece + r);
+    }
+  } else {
+    if (in.skip(data_limit) > data_limit) data_too_long();
+  }
+  const uint64_t file_bytes = in.raw_offset();
+  return make_loaded(kHashDcsoFnv1, m, static_cast<uint32_t>(k), std::move(w), s.count, s,
+                     file_bytes);
 }
 
 [[noreturn]] void cannot_write(const std::string& path, FileFormat to, const std::string& why) {
@@ -237,17 +412,18 @@ SourceFormat decode_source_format(std::string_view bytes, const std::string& pat
 
 LoadedFilter parse_foreign(std::span<const uint8_t> bytes, FileFormat format,
                            const std::string& name, uint64_t max_bytes) {
-  if (format == FileFormat::kGuava) return parse_guava(bytes, name);
-  if (format == FileFormat::kDcso) return parse_dcso(bytes, name, max_bytes);
+  interop_io::InputStream in(bytes, name);
+  if (format == FileFormat::kGuava) return read_guava(in, name, max_bytes);
+  if (format == FileFormat::kDcso) return read_dcso(in, name, true, max_bytes);
   throw Error(ErrorCode::kInvalidArgument, "parse_foreign: not a peer format");
 }
 
-LoadedFilter load_filter_as(const std::string& path, FileFormat format) {
+LoadedFilter load_filter_as(const std::string& path, FileFormat format, bool keep_source) {
   if (format == FileFormat::kBloomtool) return load_filter(path);
-  const uint64_t max_bytes =
-      format == FileFormat::kGuava ? guava::GuavaBloom::kMaxHeaderAndWords : dcso::kDefaultMaxBytes;
-  const std::vector<uint8_t> bytes = interop_io::read_file(path, max_bytes);
-  LoadedFilter f = parse_foreign(bytes, format, path == "-" ? "<stdin>" : path, max_bytes);
+  const std::string name = path == "-" ? "<stdin>" : path;
+  interop_io::InputStream in(path, name);
+  LoadedFilter f = format == FileFormat::kGuava ? read_guava(in, name, UINT64_MAX)
+                                                : read_dcso(in, name, keep_source, UINT64_MAX);
   if (path != "-") f.header.created_unix = modification_time(path);
   return f;
 }

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cstring>
 
 #include "bloomtool/atomic_file.h"
 #include "bloomtool/error.h"
@@ -62,6 +63,157 @@ std::vector<uint8_t> read_file(const std::string& path, uint64_t max_bytes) {
     out.insert(out.end(), buf, buf + got);
   }
   return out;
+}
+
+namespace {
+constexpr size_t kRawBuffer = size_t{1} << 16;
+}  // namespace
+
+InputStream::InputStream(const std::string& path, const std::string& name) : name_(name) {
+  const bool is_stdin = path == "-";
+  fd_ = is_stdin ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) throw_io_error(name_, errno);
+  owns_fd_ = !is_stdin;
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0) {
+    const int e = errno;
+    if (owns_fd_) ::close(fd_);
+    if (e == EBADF && is_stdin)
+      throw Error(ErrorCode::kIOError, name_ + ": standard input is closed");
+    throw_io_error(name_, e);
+  }
+  if (S_ISDIR(st.st_mode)) {
+    if (owns_fd_) ::close(fd_);
+    throw_io_error(name_, EISDIR);
+  }
+  if (S_ISREG(st.st_mode) && !is_stdin) {
+    file_size_ = static_cast<uint64_t>(st.st_size);
+    posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
+  }
+  store_.resize(kRawBuffer);
+  raw_ = store_.data();
+}
+
+InputStream::InputStream(std::span<const uint8_t> bytes, const std::string& name)
+    : name_(name), eof_(true), file_size_(bytes.size()) {
+  raw_ = bytes.data();
+  raw_len_ = bytes.size();
+  raw_total_ = bytes.size();
+}
+
+InputStream::~InputStream() {
+  if (zs_ != nullptr) {
+    inflateEnd(static_cast<z_stream*>(zs_));
+    delete static_cast<z_stream*>(zs_);
+  }
+  if (owns_fd_) ::close(fd_);
+}
+
+bool InputStream::ensure_raw(size_t n) {
+  while (raw_len_ - raw_pos_ < n && !eof_) {
+    if (raw_pos_ != 0) {  // keep the unconsumed bytes at the front
+      std::memmove(store_.data(), store_.data() + raw_pos_, raw_len_ - raw_pos_);
+      raw_len_ -= raw_pos_;
+      raw_pos_ = 0;
+    }
+    const ssize_t got = ::read(fd_, store_.data() + raw_len_, store_.size() - raw_len_);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EISDIR) throw Error(ErrorCode::kIOError, name_ + ": is a directory");
+      throw_io_error(name_, errno);
+    }
+    if (got == 0) {
+      eof_ = true;
+      break;
+    }
+    raw_len_ += static_cast<size_t>(got);
+    raw_total_ += static_cast<uint64_t>(got);
+  }
+  return raw_len_ - raw_pos_ >= n;
+}
+
+std::span<const uint8_t> InputStream::peek_raw(size_t n) {
+  ensure_raw(std::min(n, kRawBuffer));
+  return {raw_ + raw_pos_, std::min(n, raw_len_ - raw_pos_)};
+}
+
+void InputStream::start_gzip() {
+  auto* zs = new z_stream{};
+  if (inflateInit2(zs, 16 + MAX_WBITS) != Z_OK) {
+    delete zs;
+    throw Error(ErrorCode::kLimitExceeded, name_ + ": cannot initialise zlib");
+  }
+  zs_ = zs;
+  gzip_ = true;
+  member_start_ = raw_offset();
+}
+
+size_t InputStream::read(uint8_t* dst, size_t n) {
+  if (gzip_) return read_gzip(dst, n);
+  size_t got = 0;
+  while (got < n && ensure_raw(1)) {
+    const size_t take = std::min(n - got, raw_len_ - raw_pos_);
+    std::memcpy(dst + got, raw_ + raw_pos_, take);
+    raw_pos_ += take;
+    got += take;
+  }
+  return got;
+}
+
+size_t InputStream::read_gzip(uint8_t* dst, size_t n) {
+  auto* zs = static_cast<z_stream*>(zs_);
+  size_t got = 0;
+  while (got < n) {
+    if (member_done_) {
+      if (!ensure_raw(1)) return got;  // the last member ended with the file
+      ensure_raw(2);
+      if (raw_len_ - raw_pos_ < 2 || raw_[raw_pos_] != 0x1f || raw_[raw_pos_ + 1] != 0x8b) {
+        throw Error(ErrorCode::kCorrupt, name_ + ": gzip: invalid header at offset " +
+                                             std::to_string(raw_offset()) +
+                                             " (after a complete member)");
+      }
+      if (inflateReset(zs) != Z_OK)
+        throw Error(ErrorCode::kCorrupt, name_ + ": gzip: cannot reset the decoder");
+      member_start_ = raw_offset();
+      member_done_ = false;
+    }
+    if (!ensure_raw(1)) {
+      throw Error(ErrorCode::kCorrupt, name_ + ": gzip: truncated: the member starting at offset " +
+                                           std::to_string(member_start_) + " ends at offset " +
+                                           std::to_string(raw_offset()) + " before its trailer");
+    }
+    const size_t in_avail = raw_len_ - raw_pos_;
+    const size_t room = std::min<size_t>(n - got, UINT_MAX);
+    zs->next_in = const_cast<Bytef*>(raw_ + raw_pos_);
+    zs->avail_in = static_cast<uInt>(std::min<size_t>(in_avail, UINT_MAX));
+    const uInt in_before = zs->avail_in;
+    zs->next_out = dst + got;
+    zs->avail_out = static_cast<uInt>(room);
+    const int rc = inflate(zs, Z_NO_FLUSH);
+    raw_pos_ += in_before - zs->avail_in;
+    got += room - zs->avail_out;
+    if (rc == Z_STREAM_END) {
+      member_done_ = true;
+    } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
+      throw Error(ErrorCode::kCorrupt, name_ + ": gzip: " + (zs->msg ? zs->msg : "damaged data") +
+                                           " in the member starting at offset " +
+                                           std::to_string(member_start_) + ", near offset " +
+                                           std::to_string(raw_offset()));
+    }
+  }
+  return got;
+}
+
+uint64_t InputStream::skip(uint64_t limit) {
+  uint8_t sink[1 << 14];
+  uint64_t n = 0;
+  while (n <= limit) {
+    const size_t got =
+        read(sink, static_cast<size_t>(std::min<uint64_t>(sizeof sink, limit + 1 - n)));
+    if (got == 0) break;
+    n += got;
+  }
+  return n;
 }
 
 void write_file_atomic(const std::string& path, std::span<const uint8_t> bytes) {

@@ -80,6 +80,11 @@ KeyId parse_key_file(std::span<const uint8_t> text, const std::string& path, std
                            " key file (its first line must start with '" + std::string(want) +
                            "')");
   }
+  if (const size_t cr = t.find('\r'); cr != std::string_view::npos) {
+    bad_key_file(path, "damaged key file: carriage return (CR, byte " + std::to_string(cr) +
+                           ") in a line end; key files end their lines in LF alone (the file was "
+                           "likely converted to CRLF line ends: convert it back, e.g. dos2unix)");
+  }
   const size_t eol = t.find('\n');
   if (eol == std::string_view::npos) bad_key_file(path, "truncated key file: one line only");
   const std::string_view line1 = t.substr(want.size() + 1, eol - want.size() - 1);
@@ -109,7 +114,9 @@ KeyId parse_key_file(std::span<const uint8_t> text, const std::string& path, std
 
 // The whole of a small file, and its permission bits in `mode`.
 std::vector<uint8_t> read_key_file(const std::string& path, uint32_t& mode) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  // Opened without blocking, so a FIFO (which would wait for a writer) or a device is refused at
+  // once by the check below; the flag is cleared before the regular file is read.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
   if (fd < 0) throw_io_error(path, errno);
   struct Closer {
     int fd;
@@ -118,8 +125,18 @@ std::vector<uint8_t> read_key_file(const std::string& path, uint32_t& mode) {
   struct stat st;
   if (::fstat(fd, &st) != 0) throw_io_error(path, errno);
   if (!S_ISREG(st.st_mode)) {
-    throw Error(ErrorCode::kInvalidArgument, path + ": not a regular file (key files are files)");
+    const char* what = S_ISFIFO(st.st_mode)   ? "a FIFO"
+                       : S_ISCHR(st.st_mode)  ? "a character device"
+                       : S_ISBLK(st.st_mode)  ? "a block device"
+                       : S_ISDIR(st.st_mode)  ? "a directory"
+                       : S_ISSOCK(st.st_mode) ? "a socket"
+                                              : "a special file";
+    throw Error(ErrorCode::kInvalidArgument,
+                path + ": " + what + ", not a key file (give the path of a NAME.key or NAME.pub " +
+                    "file that bloomtool keygen wrote)");
   }
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) throw_io_error(path, errno);
   mode = static_cast<uint32_t>(st.st_mode & 07777);
   if (static_cast<uint64_t>(st.st_size) > kMaxKeyFileBytes)
     bad_key_file(path, "not a bloomtool key file (larger than 4096 bytes)");

@@ -1,5 +1,5 @@
-// A filter file's bytes, mapped (regular files) or read whole (pipes, devices), for the readers
-// of filter_file.cpp and raw_payload.cpp.
+// A filter file's bytes, mapped (regular files) or read as the header declares them (pipes,
+// devices), for the readers of filter_file.cpp and raw_payload.cpp.
 #pragma once
 
 #include <fcntl.h>
@@ -25,8 +25,9 @@ namespace bloomtool {
 // payload, which also write-protect nothing: the pages are private and copy-on-write).
 enum class MapAccess { kSequential, kRandom };
 
-// A file's bytes, mapped (regular files) or read whole (pipes, devices). Owns its descriptor and
-// mapping: movable, not copyable.
+// A file's bytes, mapped (regular files) or, for pipes and devices, read header first and then
+// only as far as the checked header declares. Owns its descriptor and mapping: movable, not
+// copyable.
 class MappedFile {
  public:
   explicit MappedFile(const std::string& path, MapAccess access = MapAccess::kSequential) {
@@ -98,22 +99,11 @@ class MappedFile {
         if (access == MapAccess::kSequential) madvise(p, size_, MADV_SEQUENTIAL);
       }
     } else {
-      // A pipe or device: read it whole, bounded by the largest file a reader accepts.
-      const uint64_t limit = model::kMaxBits / 8 + kMaxHeaderBytes + (1u << 20);
-      uint8_t chunk[1 << 16];
-      for (;;) {
-        const ssize_t r = ::read(fd_, chunk, sizeof chunk);
-        if (r < 0) {
-          if (errno == EINTR) continue;
-          throw_io_error(path, errno);
-        }
-        if (r == 0) break;
-        if (copy_.size() + static_cast<size_t>(r) > limit) {
-          throw Error(ErrorCode::kLimitExceeded,
-                      path + ": input larger than any valid filter file");
-        }
-        copy_.insert(copy_.end(), chunk, chunk + r);
-      }
+      // A pipe or device: its header first, checked (magic, checksum, declared sizes against
+      // sane limits), then exactly the bytes it declares (read_filter_stream_image), so /dev/zero
+      // or an endless FIFO fails at once instead of being read to the end.
+      copy_ = read_filter_stream_image(fd_, path);
+      if (copy_.empty()) copy_.push_back(0);  // never reached: an empty stream is refused
       size_ = copy_.size();
       map_ = copy_.data();
     }

@@ -48,6 +48,14 @@ bool is_key_scheme(uint32_t hash_id) noexcept {
   return hash_id == kHashGuavaMitz64 || hash_id == kHashGuavaMitz32 || hash_id == kHashDcsoFnv1;
 }
 
+uint64_t scheme_reachable_bits(uint32_t hash_id, uint64_t m) noexcept {
+  return hash_id == kHashGuavaMitz32 ? std::min(m, kGuavaMitz32ReachBits) : m;
+}
+
+bool scheme_breaks_model(uint32_t hash_id, uint64_t m) noexcept {
+  return hash_id == kHashDcsoFnv1 && dcso::m_degrades_sequence(m);
+}
+
 std::string scheme_geometry_problem(uint32_t hash_id, uint64_t m, uint64_t k) {
   if (!is_key_scheme(hash_id)) return "hash id " + std::to_string(hash_id) + " is not a key scheme";
   if (k == 0 || k > kMaxSchemeK) return "k=" + std::to_string(k) + " is out of range (1 to 255)";

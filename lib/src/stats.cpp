@@ -242,7 +242,10 @@ double model_fpr_for(const FilterHeader& header, double n) {
       const double m = static_cast<double>(header.m);
       // The peers' schemes: the textbook model for their real geometry (a scheme that departs
       // from it, DCSO with a power-of-two m, shows as a measurement that deviates).
-      if (is_key_scheme(header.hash_id)) return model::bloom_fpr(m, n, header.k);
+      if (is_key_scheme(header.hash_id)) {
+        const auto reach = static_cast<double>(scheme_reachable_bits(header.hash_id, header.m));
+        return model::bloom_fpr(reach, n, header.k);
+      }
       return header.variant == static_cast<uint32_t>(BloomVariant::kBlocked512)
                  ? model::blocked_fpr(m, n, header.k)
                  : model::standard_scheme_fpr(header.m, n, header.k);
@@ -266,7 +269,11 @@ FilterStats compute_stats(const FilterHeader& header, const Filter& filter) {
   FilterStats s = header_stats(header);
   if (const auto* scheme = dynamic_cast<const SchemeBloom*>(&filter);
       header.kind == FilterKind::kBloom && scheme != nullptr) {
-    add_bloom_fill(s, header, textbook_fill(header, scheme->set_bit_count()));
+    const uint64_t reach = scheme_reachable_bits(header.hash_id, header.m);
+    const auto words = scheme->words();
+    const uint64_t in_reach = count_set_bits(words.data(), static_cast<size_t>((reach + 63) / 64));
+    s.unreachable_set_bits = scheme->set_bit_count() - in_reach;
+    add_bloom_fill(s, header, textbook_fill(header, in_reach));
   } else if (header.kind == FilterKind::kBloom) {
     const auto* bloom = dynamic_cast<const BloomFilter*>(&filter);
     if (bloom == nullptr) {
@@ -283,10 +290,15 @@ FilterStats compute_stats_streamed(const FilterHeader& header, const std::string
   const auto variant = static_cast<BloomVariant>(header.variant);
   const bool bloom = header.kind == FilterKind::kBloom;
   if (bloom && is_key_scheme(header.hash_id)) {  // the peers' schemes: the textbook model
-    uint64_t set_bits = 0;
-    for_each_payload_chunk(path, header, [&](uint64_t, std::span<const uint64_t> words) {
-      for (uint64_t w : words) set_bits += static_cast<uint64_t>(std::popcount(w));
+    const uint64_t reach_words = (scheme_reachable_bits(header.hash_id, header.m) + 63) / 64;
+    uint64_t set_bits = 0, outside = 0;
+    for_each_payload_chunk(path, header, [&](uint64_t first, std::span<const uint64_t> words) {
+      for (uint64_t i = 0; i < words.size(); ++i) {
+        (first + i < reach_words ? set_bits : outside) +=
+            static_cast<uint64_t>(std::popcount(words[i]));
+      }
     });
+    s.unreachable_set_bits = outside;
     add_bloom_fill(s, header, textbook_fill(header, set_bits));
     finish_stats(s, header);
     return s;
@@ -305,7 +317,8 @@ namespace {
 // The peers' schemes, positions at random (the textbook model): the rate of X set bits is
 // (X/m)^k and the distinct keys -(m/k) ln(1 - X/m).
 BloomFill textbook_fill(const FilterHeader& header, uint64_t set_bits) {
-  const double m = static_cast<double>(header.m), x = static_cast<double>(set_bits);
+  const double m = static_cast<double>(scheme_reachable_bits(header.hash_id, header.m));
+  const double x = static_cast<double>(set_bits);
   BloomFill f;
   f.set_bits = set_bits;
   f.fpr = model::bloom_fill_fpr(x, m, header.k);
@@ -323,7 +336,16 @@ FilterStats header_stats(const FilterHeader& header) {
 void add_bloom_fill(FilterStats& s, const FilterHeader& header, const BloomFill& fill) {
   s.filter_bits = header.m;
   s.set_bits = fill.set_bits;
-  s.fill = static_cast<double>(fill.set_bits) / static_cast<double>(header.m);
+  const uint64_t reach =
+      is_key_scheme(header.hash_id) ? scheme_reachable_bits(header.hash_id, header.m) : header.m;
+  if (reach != header.m) s.reachable_bits = reach;
+  if (is_key_scheme(header.hash_id) && scheme_breaks_model(header.hash_id, header.m)) {
+    s.model_breaks = fmt::format(
+        "dcso-fnv1 with a power-of-two m ({} bits) takes its positions from the low bits of "
+        "wrapped products only, and passes far more non-members than the model and the fill say",
+        header.m);
+  }
+  s.fill = static_cast<double>(fill.set_bits) / static_cast<double>(reach);
   if (std::isfinite(fill.distinct)) s.distinct_from_fill = fill.distinct;
   s.fill_fpr = fill.fpr;
   s.fill_check = check_fill(header, fill.set_bits, static_cast<double>(s.distinct_keys));
@@ -348,8 +370,10 @@ void finish_stats(FilterStats& s, const FilterHeader& header) {
 }  // namespace
 
 FillCheck check_fill(const FilterHeader& header, uint64_t set_bits, double n, double z) {
+  const uint64_t m =
+      is_key_scheme(header.hash_id) ? scheme_reachable_bits(header.hash_id, header.m) : header.m;
   const model::FillSpread spread =
-      is_key_scheme(header.hash_id) ? textbook_fill_spread(header.m, n, header.k)
+      is_key_scheme(header.hash_id) ? textbook_fill_spread(m, n, header.k)
       : header.variant == static_cast<uint32_t>(BloomVariant::kBlocked512)
           ? model::blocked_fill_spread(header.m, n, header.k)
           : model::standard_fill_spread(header.m, n, header.k);
@@ -360,7 +384,7 @@ FillCheck check_fill(const FilterHeader& header, uint64_t set_bits, double n, do
   // or two is a rare but not a 0.1% event), far from normal.
   const double half = z * spread.sd + 2.0;
   c.interval = {std::max(0.0, spread.mean - half),
-                std::min(static_cast<double>(header.m), spread.mean + half)};
+                std::min(static_cast<double>(m), spread.mean + half)};
   c.consistent = c.interval.contains(static_cast<double>(set_bits));
   return c;
 }
@@ -373,11 +397,18 @@ std::vector<std::string> header_count_problems(const FilterHeader& h, const Filt
     problems.push_back(fmt::format("{} distinct keys recorded but only {} keys added",
                                    h.distinct_estimate, h.keys_added));
   }
+  if (s.unreachable_set_bits != 0 && s.reachable_bits) {
+    problems.push_back(fmt::format("{} bits set at or above bit {}, where {} never sets one",
+                                   s.unreachable_set_bits, *s.reachable_bits,
+                                   hash_scheme_name(h.hash_id)));
+  }
   if (!s.set_bits) return problems;
   const uint64_t x = *s.set_bits;
   if ((x == 0) != (h.keys_added == 0)) {
     problems.push_back(fmt::format("{} keys added but {} bits set", h.keys_added, x));
-  } else if (h.keys_added <= UINT64_MAX / h.k && x > h.keys_added * h.k) {
+  } else if (h.hash_id != kHashGuavaMitz64 && h.hash_id != kHashGuavaMitz32 &&
+             h.keys_added <= UINT64_MAX / h.k && x > h.keys_added * h.k) {
+    // (Guava records no count: its keys added is the fill's own estimate, nothing to check.)
     problems.push_back(
         fmt::format("{} bits set, more than k={} per key for {} keys", x, h.k, h.keys_added));
   }
@@ -385,7 +416,7 @@ std::vector<std::string> header_count_problems(const FilterHeader& h, const Filt
     // Linear counting: the estimate's standard deviation is about sqrt(m (e^t - t - 1)) / k with
     // t = kn/m. The blocked layout's extra variance is covered by the 3% floor.
     const double n = static_cast<double>(h.distinct_estimate);
-    const double m = static_cast<double>(h.m);
+    const double m = static_cast<double>(s.reachable_bits.value_or(h.m));
     const double t = h.k * n / m;
     const double sd = std::sqrt(m * std::max(0.0, std::expm1(t) - t)) / h.k;
     const double tolerance = std::max({10.0 * sd, 0.03 * n, 10.0});

@@ -1,13 +1,13 @@
 // Test helper for the CLI tests: rewrites a filter file with some header fields changed, keeping
 // its payload, so tests can produce files that `build` never writes (another seed, hash id, kind,
 // normalisation). Usage: craft_filter IN OUT FIELD=VALUE...
-// Fields: kind, variant, hash_id, k, seed, normalisation, input_options, label, kind_params
-// (comma-separated), and fill=SEED, which replaces the payload with pseudo-random bits (about half
-// set, none at or above m: a dense, incompressible filter without hashing millions of keys), and
-// clear_every=N, which clears every N-th set bit of the payload, clear_key=KEY, which clears the
-// bits of one key of a Bloom filter (an attacker letting a member through), and keep_signature=1,
-// which keeps the input's signature field as it was while both checksums are recomputed.
-// Exit 0 on success, 2 on error.
+// Fields: kind, variant, hash_id, k, seed, distinct (distinct keys and keys added), normalisation,
+// input_options, label, kind_params (comma-separated), and fill=SEED, which replaces the payload
+// with pseudo-random bits (about half set, none at or above m: a dense, incompressible filter
+// without hashing millions of keys), and clear_every=N, which clears every N-th set bit of the
+// payload, clear_key=KEY, which clears the bits of one key of a Bloom filter (an attacker letting a
+// member through), and keep_signature=1, which keeps the input's signature field as it was while
+// both checksums are recomputed. Exit 0 on success, 2 on error.
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -55,6 +55,8 @@ int main(int argc, char** argv) {
         h.hash_id = static_cast<uint32_t>(number(value));
       } else if (field == "k") {
         h.k = static_cast<uint32_t>(number(value));
+      } else if (field == "distinct") {
+        h.distinct_estimate = h.keys_added = number(value);
       } else if (field == "seed") {
         h.seed = number(value);
       } else if (field == "normalisation") {

@@ -69,9 +69,9 @@ bad v2.bloom dcso "dcso: version byte 2 at offset 0 (only version 1 exists; a gz
 { dcso_header 1 40 0 300 64 0; head -c 8 /dev/zero; } >k300.bloom
 bad k300.bloom dcso "dcso: k = 300 at offset 24 exceeds bloomtool's limit of 255"
 { dcso_header 1 40 0 3 $((1 << 60)) 0; } >huge.bloom
-bad huge.bloom dcso "dcso: m = 1152921504606846976 bits at offset 32 exceeds the limit of 2^53"
+bad huge.bloom dcso "dcso: m = 1152921504606846976 bits at offset 32 exceeds bloomtool's limit of 2^40"
 { dcso_header 1 40 0 3 $((1 << 41)) 0; } >big.bloom
-bad big.bloom dcso "dcso: m = 2199023255552 bits at offset 32 needs 274877906944 bytes of bit array, the file has 0 after the header"
+bad big.bloom dcso "dcso: m = 2199023255552 bits at offset 32 exceeds bloomtool's limit of 2^40"
 { dcso_header 1 40 0 3 100 0; head -c 8 /dev/zero; } >short.bloom
 bad short.bloom dcso "dcso: m = 100 bits at offset 32 needs 16 bytes of bit array, the file has 8 after the header"
 { dcso_header 1 40 0 3 100 0; head -c 8 /dev/zero; printf '\0\0\0\0\0\0\0\x80'; } >beyond.bloom

@@ -3,9 +3,13 @@
 // Each input is tried twice: as is, and with both checksums (for a raw file also its chunk table)
 // recomputed so that mutations reach the field parsing and kind checks behind them. A file is
 // either rejected with a corrupt / unsupported / limit error naming it, or it loads, answers
-// queries, and survives a re-encode.
+// queries, and survives a re-encode. The repaired input is also read through a pipe, as a FIFO or
+// device is read (read_filter_stream_image: header first, then exactly the declared bytes).
 #include <xxhash.h>
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -108,6 +112,23 @@ void try_load(std::span<const uint8_t> bytes) {
   }
 }
 
+// The same bytes through a pipe (a FIFO, a device, standard input): the header-first reader, which
+// reads exactly what the checked header declares. What it accepts is the whole input, unchanged.
+void try_stream(std::span<const uint8_t> bytes) {
+  const int fd = fuzz::pipe_holding(bytes);
+  if (fd < 0) return;
+  const std::string name = "fuzz.stream";
+  try {
+    const std::vector<uint8_t> image = read_filter_stream_image(fd, name);
+    FUZZ_CHECK(image.size() == bytes.size() &&
+               std::equal(image.begin(), image.end(), bytes.begin()));
+  } catch (const Error& e) {
+    fuzz::check_error(e, name,
+                      {ErrorCode::kCorrupt, ErrorCode::kUnsupported, ErrorCode::kLimitExceeded});
+  }
+  ::close(fd);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -115,5 +136,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<uint8_t> repaired(data, data + size);
   repair_checksums(repaired);
   try_load(repaired);
+  try_stream(repaired);
   return 0;
 }

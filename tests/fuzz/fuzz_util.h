@@ -7,8 +7,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
+#include <span>
 #include <string>
 #include <string_view>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "bloomtool/error.h"
 
@@ -21,6 +25,30 @@
   } while (0)
 
 namespace bloomtool::fuzz {
+
+// The read end of a pipe that holds `bytes` and then ends, so that readers meet the input as they
+// meet a FIFO or standard input (no length known in advance); -1 when the bytes do not fit in the
+// pipe's buffer. The caller closes the descriptor.
+inline int pipe_holding(std::span<const uint8_t> bytes) {
+  int fds[2];
+  if (::pipe(fds) != 0) return -1;
+#ifdef F_SETPIPE_SZ
+  ::fcntl(fds[1], F_SETPIPE_SZ, 1 << 20);
+#endif
+  size_t done = 0;
+  ::fcntl(fds[1], F_SETFL, O_NONBLOCK);
+  while (done < bytes.size()) {
+    const ssize_t w = ::write(fds[1], bytes.data() + done, bytes.size() - done);
+    if (w <= 0) break;
+    done += static_cast<size_t>(w);
+  }
+  ::close(fds[1]);
+  if (done < bytes.size()) {
+    ::close(fds[0]);
+    return -1;
+  }
+  return fds[0];
+}
 
 // Consumes fuzzer bytes from the front; reads past the end yield zeros.
 class Bytes {

@@ -47,10 +47,16 @@ SourceFormat decode_source_format(std::string_view bytes, const std::string& pat
 // of hash id 2, 3 or 4 with field 7 filled in; keys_added and distinct_estimate are DCSO's N, or
 // for Guava (which stores no count) its approximateElementCount of the fill; created is the
 // file's modification time. Throws bloomtool::Error naming the file and what is wrong.
-LoadedFilter load_filter_as(const std::string& path, FileFormat format);
+// The file is read front to back, never held whole: the header is checked before anything is
+// buffered, the bit array read into the filter's words, and what follows it (a DCSO data block)
+// kept only when keep_source is set (converting writes it back; query and stats clear it) and
+// read past otherwise; a data
+// block of more than 64 MiB is refused (kLimitExceeded), and so is a gzip member header of more
+// than 1024 bytes when it is kept. A file that looks like another format is named as such.
+LoadedFilter load_filter_as(const std::string& path, FileFormat format, bool keep_source = true);
 
-// The same for a file image in memory (for tests and fuzzing); created is 0. max_bytes caps the
-// decompressed size of a gzip DCSO image.
+// The same for a file image in memory (for tests and fuzzing), keeping the source; created is 0.
+// max_bytes caps the bit array and the data block kept.
 LoadedFilter parse_foreign(std::span<const uint8_t> bytes, FileFormat format,
                            const std::string& name, uint64_t max_bytes);
 

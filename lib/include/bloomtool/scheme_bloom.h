@@ -23,6 +23,14 @@ inline constexpr uint32_t kMaxSchemeK = 255;  // hash ids 2-4: one unsigned byte
 
 // True for hash ids 2-4.
 bool is_key_scheme(uint32_t hash_id) noexcept;
+// The bits a scheme's positions can fall on: the first min(m, 2^31) for guava-mitz32 (its
+// positions come from a non-negative Java int), all m for every other scheme.
+inline constexpr uint64_t kGuavaMitz32ReachBits = uint64_t{1} << 31;
+uint64_t scheme_reachable_bits(uint32_t hash_id, uint64_t m) noexcept;
+// True when the scheme is known to break the textbook model at this geometry: dcso-fnv1 with a
+// power-of-two m (its position sequence then sees only the low bits of wrapped products and
+// passes far more non-members than its fill implies).
+bool scheme_breaks_model(uint32_t hash_id, uint64_t m) noexcept;
 // Why m and k are not valid for the scheme ("" when they are): k 1..255; m 1..2^40, and for
 // Guava a whole number of 64-bit words (the peer's bit size is 64 times its word count).
 std::string scheme_geometry_problem(uint32_t hash_id, uint64_t m, uint64_t k);

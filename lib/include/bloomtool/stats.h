@@ -133,6 +133,15 @@ struct FilterStats {
   bool below_min_size = false;              // standard Bloom with m < model::min_standard_bits(k)
   std::optional<double> lower_bound_bits;   // distinct_keys * log2(1 / model_fpr)
   std::optional<double> lower_bound_ratio;  // filter_bits / lower_bound_bits
+  // The bits the hash scheme's positions can fall on, when fewer than m (guava-mitz32 above 2^31
+  // bits): fill, fill_fpr, distinct_from_fill, fill_check and model_fpr are computed over these,
+  // and set_bits counts only these.
+  std::optional<uint64_t> reachable_bits;
+  uint64_t unreachable_set_bits = 0;  // set bits outside them (a crafted or damaged file)
+  // Why the textbook model does not hold for this geometry ("" when it does): dcso-fnv1 with a
+  // power-of-two m. Then model_fpr and fill_fpr understate the real rate; only a measurement
+  // tells it.
+  std::string model_breaks;
 
   // The rate gates compare against when nothing was measured: the fill's rate when there is a
   // fill, else the model's.
