@@ -108,6 +108,13 @@ void verify_raw_image(std::span<const uint8_t> file, const FilterHeader& h,
   }
 }
 
+uint64_t default_raw_cache_bytes() noexcept {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  const uint64_t memory =
+      pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : 0;
+  return std::max<uint64_t>(uint64_t{32} << 20, memory / 4);
+}
+
 RawPayloadView::RawPayloadView(const std::string& path, uint64_t cache_bytes) : path_(path) {
   ReadFile file(path);
   if (!file.regular())
@@ -165,6 +172,7 @@ RawPayloadView::RawPayloadView(const std::string& path, uint64_t cache_bytes) : 
   // A chunk read into a transparent huge page would take 2 MiB of memory, not its own size.
   (void)madvise(p, reserved_, MADV_NOHUGEPAGE);
 #endif
+  if (cache_bytes == kRawCacheDefault) cache_bytes = default_raw_cache_bytes();
   budget_chunks_ = std::max<uint64_t>(1, cache_bytes / chunk_bytes_);
   // A batch pins at most half the budget (at least one key's probes: kMaxK chunks).
   pin_limit_ = std::max<uint64_t>(64, budget_chunks_ / 2);
@@ -232,6 +240,13 @@ void RawPayloadView::load_locked(uint64_t chunk) const {
     if (mprotect(base_ + from, to - from, PROT_READ | PROT_WRITE) != 0)
       throw_io_error(path_, errno);
   }
+#ifdef MADV_POPULATE_WRITE
+  // One call maps the chunk's pages instead of a fault per page during the read (best effort).
+  (void)madvise(
+      base_ + begin / page_ * page_,
+      std::min(reserved_, (begin + n + page_ - 1) / page_ * page_) - begin / page_ * page_,
+      MADV_POPULATE_WRITE);
+#endif
   ++reads_;
   try {
     read_chunk(chunk, dst);
@@ -242,6 +257,12 @@ void RawPayloadView::load_locked(uint64_t chunk) const {
     throw;
   }
   resident_[chunk].pins = 1;
+  if (resident_.size() == chunks_) {
+    // Everything read and nothing will be evicted (the cache holds the whole payload): queries
+    // need no pins any more.
+    whole_ = true;
+    all_resident_.store(true, std::memory_order_release);
+  }
 }
 
 void RawPayloadView::unpin_locked(uint64_t chunk) const noexcept {

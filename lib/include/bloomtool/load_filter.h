@@ -30,7 +30,7 @@ struct LoadedFilter {
 // (codec 2) regular file is opened instead (RawPayloadView): its header, chunk table and padding
 // are verified here, and the payload's chunks are read with pread() when a query needs them,
 // each checked against the table every time it is read from the file and kept in a cache of
-// bounded size (kDefaultRawCacheBytes), so opening and querying a filter of any size, even one
+// bounded size (default_raw_cache_bytes()), so opening and querying a filter of any size, even one
 // larger than memory, costs about the chunks its queries read. Query it through
 // filter_contains_hashes or filter_contains_keys, which read the chunks each batch needs and
 // throw kCorrupt naming the file and the chunk's byte offset (a chunk that does not match its

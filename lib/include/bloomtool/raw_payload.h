@@ -27,9 +27,12 @@ inline constexpr uint64_t kMaxRawChunkBytes = uint64_t{1} << 26;  // 64 MiB
 // Chosen from measurements (docs/PERFORMANCE.md, "Raw payload chunk size").
 inline constexpr uint64_t kDefaultRawChunkBytes = uint64_t{1} << 16;  // 64 KiB
 inline constexpr size_t kRawLayoutFieldBytes = 16;
-// The verified chunks a reader keeps (docs/EMBEDDING.md, "Memory"): a chunk read past this is
-// read in place of the least recently used one that no query is reading.
-inline constexpr uint64_t kDefaultRawCacheBytes = uint64_t{32} << 20;
+// The verified chunks a reader keeps by default (docs/EMBEDDING.md, "Memory"): a quarter of the
+// machine's memory, at least 32 MiB. A one-key query reads k chunks whatever the budget; a bulk
+// query keeps what it reads until the budget is reached, and then reads a chunk in place of the
+// least recently used one that no query is reading.
+uint64_t default_raw_cache_bytes() noexcept;
+inline constexpr uint64_t kRawCacheDefault = ~uint64_t{0};  // RawPayloadView: use the default
 
 // Chunks of a codec-2 header: ceil(payload_raw_bytes / raw_chunk_bytes).
 uint64_t raw_chunk_count(const FilterHeader& header) noexcept;
@@ -70,9 +73,11 @@ void verify_raw_image(std::span<const uint8_t> file, const FilterHeader& header,
 // makes the whole payload resident for good, for readers that need every word.
 class RawPayloadView {
  public:
-  // Opens `path` (a regular file). Throws like read_filter_header, kInvalidArgument when the file
-  // is not codec 2, and kCorrupt naming `path` for a bad table or padding.
-  explicit RawPayloadView(const std::string& path, uint64_t cache_bytes = kDefaultRawCacheBytes);
+  // Opens `path` (a regular file), keeping at most cache_bytes of chunks resident (rounded down to
+  // whole chunks, at least one) when no query pins them. Throws like read_filter_header,
+  // kInvalidArgument when the file is not codec 2, and kCorrupt naming `path` for a bad table or
+  // padding.
+  explicit RawPayloadView(const std::string& path, uint64_t cache_bytes = kRawCacheDefault);
   RawPayloadView(const RawPayloadView&) = delete;
   RawPayloadView& operator=(const RawPayloadView&) = delete;
   ~RawPayloadView();
