@@ -483,6 +483,80 @@ void stream_raw_payload(const std::string& path, const FilterHeader& expected,
   }
 }
 
+// for_each_payload_chunk for a zstd regular file, in bounded memory: the stored bytes are read
+// with pread() a window at a time, hashed once and checked before the first chunk is handed out,
+// then read again, decompressed and hashed again; a file that changed between the two passes (or
+// during the second) is an error when the second pass ends, or when a read comes up short, so the
+// caller (merge, stats) never finishes on bytes that were not checked.
+void stream_zstd_payload(const ReadFile& file, const FilterHeader& h,
+                         const std::function<void(uint64_t, std::span<const uint64_t>)>& fn) {
+  constexpr uint64_t kStep = 1u << 20;
+  constexpr uint64_t kWindowWords = 1u << 18;  // 2 MiB
+  const std::string& path = file.path();
+  const uint64_t stored = h.payload_stored_bytes, base = h.header_bytes;
+  std::vector<uint8_t> in(static_cast<size_t>(std::min(kStep, std::max<uint64_t>(stored, 1))));
+  {
+    const XxhState state = make_xxh_state();
+    for (uint64_t at = 0; at < stored; at += kStep) {
+      const uint64_t n = std::min(kStep, stored - at);
+      file.pread_exact(in.data(), n, base + at);
+      detail::checksum_update(state.get(), in.data(), n);
+    }
+    if (XXH3_64bits_digest(state.get()) != h.payload_checksum)
+      corrupt(path, "payload checksum mismatch");
+  }
+  const XxhState again = make_xxh_state();
+  std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> dctx(ZSTD_createDCtx(), ZSTD_freeDCtx);
+  if (!dctx) throw Error(ErrorCode::kLimitExceeded, "cannot create a zstd context");
+  const uint64_t raw = h.payload_raw_bytes;
+  WordBuffer window(static_cast<size_t>(std::min(kWindowWords, raw / 8)));
+  auto* out = reinterpret_cast<uint8_t*>(window.data());
+  uint64_t read = 0, produced = 0;
+  ZSTD_inBuffer ib{in.data(), 0, 0};
+  size_t rc = 1;
+  bool first = true;
+  while (produced < raw || rc != 0) {
+    if (ib.pos == ib.size && read < stored) {
+      const uint64_t n = std::min(kStep, stored - read);
+      file.pread_exact(in.data(), n, base + read);
+      detail::checksum_update(again.get(), in.data(), n);
+      if (first && ZSTD_getFrameContentSize(in.data(), n) != raw)
+        corrupt(path, "compressed payload does not declare the expected length");
+      first = false;
+      read += n;
+      ib = ZSTD_inBuffer{in.data(), static_cast<size_t>(n), 0};
+    }
+    ZSTD_outBuffer ob{
+        out, static_cast<size_t>(std::min<uint64_t>(window.size() * 8, raw - produced)), 0};
+    const size_t before_in = ib.pos;
+    while (ob.pos < ob.size && rc != 0) {
+      const size_t in_pos = ib.pos, out_pos = ob.pos;
+      rc = ZSTD_decompressStream(dctx.get(), &ob, &ib);
+      if (ZSTD_isError(rc))
+        corrupt(path, std::string("payload does not decompress: ") + ZSTD_getErrorName(rc));
+      if (ib.pos == ib.size && read < stored) break;  // more input first
+      if (rc != 0 && ib.pos == in_pos && ob.pos == out_pos) corrupt(path, "payload ends early");
+    }
+    if (ob.pos != 0) {
+      if constexpr (std::endian::native == std::endian::big) {
+        for (uint64_t i = 0; i < ob.pos / 8; ++i)
+          window.data()[i] = le::load<uint64_t>(out + i * 8);
+      }
+      fn(produced / 8, std::span<const uint64_t>(window.data(), ob.pos / 8));
+      produced += ob.pos;
+    } else if (ib.pos == before_in && read == stored && rc != 0) {
+      corrupt(path, "payload ends early");
+    }
+    if (rc == 0 && produced < raw) corrupt(path, "payload length mismatch");
+    if (produced == raw && rc != 0 && read == stored && ib.pos == ib.size)
+      corrupt(path, "payload length mismatch");
+    if (produced == raw && rc == 0) break;
+  }
+  if (read != stored || ib.pos != ib.size) corrupt(path, "payload length mismatch");
+  if (XXH3_64bits_digest(again.get()) != h.payload_checksum)
+    throw Error(ErrorCode::kIOError, path + ": the file changed while it was being read");
+}
+
 // The first bytes of a file (up to kMaxHeaderBytes) and its length; a pipe or device is read
 // whole (`whole` then holds it).
 std::vector<uint8_t> read_head(const ReadFile& file, uint64_t& file_bytes,
@@ -753,15 +827,9 @@ void for_each_payload_chunk(const std::string& path, const FilterHeader& expecte
     stream_raw_payload(path, h, fn);
     return;
   }
-  // The stored bytes are read into memory once (compressed, for a zstd file): what is checked is
-  // what is decompressed, whatever happens to the file meanwhile.
-  if (file.regular()) {
-    image = file.read_all();
-    const FilterHeader again = parse_filter_header(
-        std::span<const uint8_t>(image).first(std::min<size_t>(image.size(), kMaxHeaderBytes)),
-        image.size(), path);
-    if (!same_file_header(again, h))
-      throw Error(ErrorCode::kIOError, path + ": the file changed while it was being read");
+  if (file.regular() && h.codec == PayloadCodec::kZstd) {
+    stream_zstd_payload(file, h, fn);
+    return;
   }
   const auto stored =
       std::span<const uint8_t>(image).subspan(h.header_bytes, h.payload_stored_bytes);
