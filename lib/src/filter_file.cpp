@@ -511,48 +511,43 @@ void stream_zstd_payload(const ReadFile& file, const FilterHeader& h,
   const uint64_t raw = h.payload_raw_bytes;
   WordBuffer window(static_cast<size_t>(std::min(kWindowWords, raw / 8)));
   auto* out = reinterpret_cast<uint8_t*>(window.data());
+  const uint64_t window_bytes = window.size() * 8;
   uint64_t read = 0, produced = 0;
   ZSTD_inBuffer ib{in.data(), 0, 0};
-  size_t rc = 1;
-  bool first = true;
-  while (produced < raw || rc != 0) {
+  ZSTD_outBuffer ob{out, static_cast<size_t>(std::min(window_bytes, raw)), 0};
+  for (;;) {
     if (ib.pos == ib.size && read < stored) {
       const uint64_t n = std::min(kStep, stored - read);
       file.pread_exact(in.data(), n, base + read);
       detail::checksum_update(again.get(), in.data(), n);
-      if (first && ZSTD_getFrameContentSize(in.data(), n) != raw)
+      if (read == 0 && ZSTD_getFrameContentSize(in.data(), n) != raw)
         corrupt(path, "compressed payload does not declare the expected length");
-      first = false;
       read += n;
       ib = ZSTD_inBuffer{in.data(), static_cast<size_t>(n), 0};
     }
-    ZSTD_outBuffer ob{
-        out, static_cast<size_t>(std::min<uint64_t>(window.size() * 8, raw - produced)), 0};
-    const size_t before_in = ib.pos;
-    while (ob.pos < ob.size && rc != 0) {
-      const size_t in_pos = ib.pos, out_pos = ob.pos;
-      rc = ZSTD_decompressStream(dctx.get(), &ob, &ib);
-      if (ZSTD_isError(rc))
-        corrupt(path, std::string("payload does not decompress: ") + ZSTD_getErrorName(rc));
-      if (ib.pos == ib.size && read < stored) break;  // more input first
-      if (rc != 0 && ib.pos == in_pos && ob.pos == out_pos) corrupt(path, "payload ends early");
-    }
-    if (ob.pos != 0) {
-      if constexpr (std::endian::native == std::endian::big) {
-        for (uint64_t i = 0; i < ob.pos / 8; ++i)
-          window.data()[i] = le::load<uint64_t>(out + i * 8);
+    const size_t in_pos = ib.pos, out_pos = ob.pos;
+    const size_t rc = ZSTD_decompressStream(dctx.get(), &ob, &ib);
+    if (ZSTD_isError(rc))
+      corrupt(path, std::string("payload does not decompress: ") + ZSTD_getErrorName(rc));
+    if (ob.pos == ob.size || rc == 0) {  // a full window (every one but the last), or the end
+      if (ob.pos != 0) {
+        if constexpr (std::endian::native == std::endian::big) {
+          for (uint64_t i = 0; i < ob.pos / 8; ++i)
+            window.data()[i] = le::load<uint64_t>(out + i * 8);
+        }
+        fn(produced / 8, std::span<const uint64_t>(window.data(), ob.pos / 8));
+        produced += ob.pos;
       }
-      fn(produced / 8, std::span<const uint64_t>(window.data(), ob.pos / 8));
-      produced += ob.pos;
-    } else if (ib.pos == before_in && read == stored && rc != 0) {
-      corrupt(path, "payload ends early");
+      if (rc == 0) break;
+      if (produced == raw) corrupt(path, "payload is longer than its declared length");
+      ob = ZSTD_outBuffer{out, static_cast<size_t>(std::min(window_bytes, raw - produced)), 0};
+      continue;
     }
-    if (rc == 0 && produced < raw) corrupt(path, "payload length mismatch");
-    if (produced == raw && rc != 0 && read == stored && ib.pos == ib.size)
-      corrupt(path, "payload length mismatch");
-    if (produced == raw && rc == 0) break;
+    if (ib.pos == in_pos && ob.pos == out_pos && ib.pos == ib.size && read == stored)
+      corrupt(path, "payload ends early");
   }
-  if (read != stored || ib.pos != ib.size) corrupt(path, "payload length mismatch");
+  if (produced != raw || read != stored || ib.pos != ib.size)
+    corrupt(path, "payload length mismatch");
   if (XXH3_64bits_digest(again.get()) != h.payload_checksum)
     throw Error(ErrorCode::kIOError, path + ": the file changed while it was being read");
 }
