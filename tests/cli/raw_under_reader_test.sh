@@ -4,6 +4,7 @@
 #   `rsync --inplace` do) while a query reads its keys from a FIFO: the query stops with exit 2
 #   and one line naming the file and the chunk, never a signal; what it printed before (the
 #   answers of keys read before the change) stays on stdout, and nothing it printed is wrong.
+# - A raw file converted to a peer's format gives the peer's file (every chunk read first).
 # - A sparse raw filter whose payload is larger than this machine's memory opens and answers
 #   with a peak RSS under 64 MiB (skipped only where the filesystem has no sparse files).
 # The C API and the Python module are checked alike in tests/capi/raw_changes_test.sh and
@@ -69,6 +70,13 @@ cp base.bf live.bf
 cp other.bf live.bf
 run "$BT" query -c live.bf keys.txt
 expect_eq "$OUT" "0" "after cp, the new filter's answers"
+
+# A raw file converted to a peer's format: its words are read whole first (not left unread).
+run "$BT" convert -q --codec raw -o g64.bf "$TESTDATA/golden/v1.1-bloom-guava-mitz64.bf"
+run "$BT" convert -q --to guava -o g64.bin g64.bf
+expect_rc 0 "raw to guava"
+expect_eq "$(cmp g64.bin "$TESTDATA/golden/guava-mitz64.bin" && echo same)" "same" \
+  "raw to guava gives the golden peer file"
 
 # --- larger than memory --------------------------------------------------------------------------
 mem=$(($(awk '/^MemTotal:/ { print $2 }' /proc/meminfo) * 1024))
