@@ -1,4 +1,4 @@
-// Queries against a raw (codec 2) filter mapped and verified lazily, next to the same filter read
+// Queries against a raw (codec 2) filter read and verified lazily, next to the same filter read
 // whole into memory, in one process so that only the query path differs (no process start, no
 // zstd load to subtract). For issue 14's "1,000,000 queries within 1.5x of an in-memory filter"
 // and the chunk-size sweep in docs/PERFORMANCE.md.
@@ -10,9 +10,10 @@
 // is read once first), the round-by-round ratio and how much of the page cache is in 2 MiB folios:
 //   in-memory    the filter read whole (load_filter_from_fd: every chunk verified, payload in
 //                anonymous memory) and then queried: query time only
-//   mapped, first pass   load_filter (the mapping, lazily verified) + the queries, each run on a
-//                fresh mapping: what `bloomtool query RAW KEYS` pays beyond reading its input
-//   mapped, second pass  the same queries again on that mapping (every chunk already verified)
+//   mapped, first pass   load_filter (chunks read with pread into its cache as queries need
+//                them) + the queries, each run on a fresh handle: what `bloomtool query RAW KEYS`
+//                pays beyond reading its input ("mapped" names the earlier reader, which mapped)
+//   mapped, second pass  the same queries again on that handle (chunks still in its cache)
 // With CHUNK_KIB values: the filter is rewritten with that chunk size next to RAW (RAW.chunkN,
 // deleted after) and its open + one key and open + all keys are timed the same way.
 #include <fcntl.h>

@@ -125,11 +125,11 @@ int run_stats(const StatsOptions& o) {
     LoadedFilter loaded;
     try {
       loaded = trusted ? load_verified_filter(path, *trusted) : load_filter_as(path, from, false);
-      // A raw file is mapped, not loaded: its payload is read (every chunk verified) a window at
+      // A raw file is opened, not loaded: its payload is read (every chunk verified) a window at
       // a time, so memory stays small whatever its size.
       r.stats = loaded.raw ? compute_stats_streamed(loaded.header, path)
                            : compute_stats(loaded.header, *loaded.filter);
-      // A measurement probes everywhere: verify the whole mapped payload first.
+      // A measurement probes everywhere: read the whole raw payload into memory first.
       if (probes || !o.negatives.empty()) verify_whole_payload(loaded);
     } catch (const Error& e) {
       // Report the other files too; the error line is the one main() would print.

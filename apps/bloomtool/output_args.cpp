@@ -111,7 +111,7 @@ void OutputArgs::add_output(CLI::App& app) {
       ->required()
       ->type_name("OUT");
   app.add_option("--codec", codec,
-                 "Payload codec: zstd (default: compressed) or raw (uncompressed, mapped and "
+                 "Payload codec: zstd (default: compressed) or raw (uncompressed, read and "
                  "verified chunk by chunk when queried: for filters too big to load)")
       ->type_name("CODEC");
 }

@@ -38,6 +38,7 @@ std::vector<uint8_t> encode_filter_as(const LoadedFilter& filter, FileFormat to,
                 source + ": cannot write a " + file_format_name(to) +
                     " file: it has no payload codec or signature (those are bloomtool's)");
   }
+  verify_whole_payload(filter);  // a raw file's words are encoded whole
   return encode_foreign(filter, to, source, options.foreign);
 }
 
@@ -46,6 +47,7 @@ ConvertResult convert_filter(const std::string& input, FileFormat from, const st
   if (from == FileFormat::kBloomtool && to == FileFormat::kBloomtool)
     return convert_filter_file(input, output, options.write);
   LoadedFilter f = load_filter_as(input, from);
+  verify_whole_payload(f);  // a raw file's words are used whole below (read into memory)
   ConvertResult r;
   r.input_bytes = f.file_bytes;
   if (f.header.signature) r.source_signer = f.header.signature->key_id;

@@ -42,7 +42,7 @@
 #include "bloomtool/signature.h"
 #include "byte_order.h"
 #include "checksum.h"
-#include "mapped_file.h"
+#include "file_reader.h"
 #include "payload_literals.h"
 #include "run_threads.h"
 
@@ -483,29 +483,6 @@ void unpack_payload(std::span<const uint8_t> stored, const FilterHeader& h, cons
   if (produced != raw || in.pos != in.size) corrupt(path, "payload length mismatch");
 }
 
-// for_each_payload_chunk for codec 2: each chunk verified just before its words are handed out
-// (in place on little-endian machines), and released from memory after.
-void stream_raw_payload(const MappedFile& file, const FilterHeader& h, const std::string& path,
-                        const std::function<void(uint64_t, std::span<const uint64_t>)>& fn) {
-  const RawPayloadView view(file.bytes(), h, path);
-  const uint64_t window_bytes = std::max<uint64_t>(h.raw_chunk_bytes, uint64_t{2} << 20);
-  const auto payload = view.payload();
-  WordBuffer converted;
-  for (uint64_t at = 0; at < payload.size(); at += window_bytes) {
-    const uint64_t n = std::min(window_bytes, payload.size() - at);
-    view.verify_bytes(at, at + n);
-    const auto* src = reinterpret_cast<const uint64_t*>(payload.data() + at);
-    if constexpr (std::endian::native == std::endian::big) {
-      if (converted.size() == 0) converted = WordBuffer(window_bytes / 8);
-      for (uint64_t i = 0; i < n / 8; ++i)
-        converted.data()[i] = le::load<uint64_t>(payload.data() + at + i * 8);
-      src = converted.data();
-    }
-    fn(at / 8, std::span<const uint64_t>(src, n / 8));
-    file.release(h.raw_payload_offset + at, h.raw_payload_offset + at + n);
-  }
-}
-
 bool same_file_header(const FilterHeader& a, const FilterHeader& b) {
   return a.header_bytes == b.header_bytes && a.payload_checksum == b.payload_checksum &&
          a.payload_stored_bytes == b.payload_stored_bytes &&
@@ -513,6 +490,115 @@ bool same_file_header(const FilterHeader& a, const FilterHeader& b) {
          a.variant == b.variant && a.hash_id == b.hash_id && a.seed == b.seed && a.m == b.m &&
          a.k == b.k && a.raw_chunk_bytes == b.raw_chunk_bytes &&
          a.raw_payload_offset == b.raw_payload_offset;
+}
+
+// for_each_payload_chunk for codec 2: each chunk read with pread() and verified just before its
+// words are handed out, a window at a time.
+void stream_raw_payload(const std::string& path, const FilterHeader& expected,
+                        const std::function<void(uint64_t, std::span<const uint64_t>)>& fn) {
+  const RawPayloadView view(path, 0);
+  if (!same_file_header(view.header(), expected))
+    throw Error(ErrorCode::kIOError, path + ": the file changed while it was being read");
+  const uint64_t raw = view.payload_bytes();
+  const uint64_t window_bytes = std::min(raw, std::max(view.chunk_bytes(), uint64_t{2} << 20));
+  WordBuffer window(static_cast<size_t>(window_bytes / 8));
+  auto* bytes = reinterpret_cast<uint8_t*>(window.data());
+  for (uint64_t at = 0; at < raw; at += window_bytes) {
+    const uint64_t n = std::min(window_bytes, raw - at);
+    for (uint64_t c = at / view.chunk_bytes(); c * view.chunk_bytes() < at + n; ++c)
+      view.read_chunk(c, bytes + (c * view.chunk_bytes() - at));
+    if constexpr (std::endian::native == std::endian::big) {
+      for (uint64_t i = 0; i < n / 8; ++i) window.data()[i] = le::load<uint64_t>(bytes + i * 8);
+    }
+    fn(at / 8, std::span<const uint64_t>(window.data(), n / 8));
+  }
+}
+
+// for_each_payload_chunk for a zstd regular file, in bounded memory: the stored bytes are read
+// with pread() a window at a time, hashed once and checked before the first chunk is handed out,
+// then read again, decompressed and hashed again; a file that changed between the two passes (or
+// during the second) is an error when the second pass ends, or when a read comes up short, so the
+// caller (merge, stats) never finishes on bytes that were not checked.
+void stream_zstd_payload(const ReadFile& file, const FilterHeader& h,
+                         const std::function<void(uint64_t, std::span<const uint64_t>)>& fn) {
+  constexpr uint64_t kStep = 1u << 20;
+  constexpr uint64_t kWindowWords = 1u << 18;  // 2 MiB
+  const std::string& path = file.path();
+  const uint64_t stored = h.payload_stored_bytes, base = h.header_bytes;
+  std::vector<uint8_t> in(static_cast<size_t>(std::min(kStep, std::max<uint64_t>(stored, 1))));
+  {
+    const XxhState state = make_xxh_state();
+    for (uint64_t at = 0; at < stored; at += kStep) {
+      const uint64_t n = std::min(kStep, stored - at);
+      file.pread_exact(in.data(), n, base + at);
+      detail::checksum_update(state.get(), in.data(), n);
+    }
+    if (XXH3_64bits_digest(state.get()) != h.payload_checksum)
+      corrupt(path, "payload checksum mismatch");
+  }
+  const XxhState again = make_xxh_state();
+  std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> dctx(ZSTD_createDCtx(), ZSTD_freeDCtx);
+  if (!dctx) throw Error(ErrorCode::kLimitExceeded, "cannot create a zstd context");
+  const uint64_t raw = h.payload_raw_bytes;
+  WordBuffer window(static_cast<size_t>(std::min(kWindowWords, raw / 8)));
+  auto* out = reinterpret_cast<uint8_t*>(window.data());
+  const uint64_t window_bytes = window.size() * 8;
+  uint64_t read = 0, produced = 0;
+  ZSTD_inBuffer ib{in.data(), 0, 0};
+  ZSTD_outBuffer ob{out, static_cast<size_t>(std::min(window_bytes, raw)), 0};
+  for (;;) {
+    if (ib.pos == ib.size && read < stored) {
+      const uint64_t n = std::min(kStep, stored - read);
+      file.pread_exact(in.data(), n, base + read);
+      detail::checksum_update(again.get(), in.data(), n);
+      if (read == 0 && ZSTD_getFrameContentSize(in.data(), n) != raw)
+        corrupt(path, "compressed payload does not declare the expected length");
+      read += n;
+      ib = ZSTD_inBuffer{in.data(), static_cast<size_t>(n), 0};
+    }
+    const size_t in_pos = ib.pos, out_pos = ob.pos;
+    const size_t rc = ZSTD_decompressStream(dctx.get(), &ob, &ib);
+    if (ZSTD_isError(rc))
+      corrupt(path, std::string("payload does not decompress: ") + ZSTD_getErrorName(rc));
+    if (ob.pos == ob.size || rc == 0) {  // a full window (every one but the last), or the end
+      if (ob.pos != 0) {
+        if constexpr (std::endian::native == std::endian::big) {
+          for (uint64_t i = 0; i < ob.pos / 8; ++i)
+            window.data()[i] = le::load<uint64_t>(out + i * 8);
+        }
+        fn(produced / 8, std::span<const uint64_t>(window.data(), ob.pos / 8));
+        produced += ob.pos;
+      }
+      if (rc == 0) break;
+      if (produced == raw) corrupt(path, "payload is longer than its declared length");
+      ob = ZSTD_outBuffer{out, static_cast<size_t>(std::min(window_bytes, raw - produced)), 0};
+      continue;
+    }
+    if (ib.pos == in_pos && ob.pos == out_pos && ib.pos == ib.size && read == stored)
+      corrupt(path, "payload ends early");
+  }
+  if (produced != raw || read != stored || ib.pos != ib.size)
+    corrupt(path, "payload length mismatch");
+  if (XXH3_64bits_digest(again.get()) != h.payload_checksum)
+    throw Error(ErrorCode::kIOError, path + ": the file changed while it was being read");
+}
+
+// The first bytes of a file (up to kMaxHeaderBytes) and its length; a pipe or device is read
+// whole (`whole` then holds it).
+std::vector<uint8_t> read_head(const ReadFile& file, uint64_t& file_bytes,
+                               std::vector<uint8_t>* whole = nullptr) {
+  if (!file.regular()) {
+    std::vector<uint8_t> all = file.read_all();
+    file_bytes = all.size();
+    std::vector<uint8_t> head(
+        all.begin(), all.begin() + static_cast<ptrdiff_t>(std::min(all.size(), kMaxHeaderBytes)));
+    if (whole != nullptr) *whole = std::move(all);
+    return head;
+  }
+  file_bytes = file.size();
+  std::vector<uint8_t> head(static_cast<size_t>(std::min<uint64_t>(file_bytes, kMaxHeaderBytes)));
+  head.resize(static_cast<size_t>(file.pread_some(head.data(), head.size(), 0)));
+  return head;
 }
 
 }  // namespace
@@ -714,10 +800,10 @@ FilterHeader parse_filter_header(std::span<const uint8_t> bytes, uint64_t file_b
 }
 
 FilterHeader read_filter_header(const std::string& path) {
-  MappedFile file(path);
-  const auto bytes = file.bytes();
-  return parse_filter_header(bytes.first(std::min<size_t>(bytes.size(), kMaxHeaderBytes)),
-                             bytes.size(), path);
+  const ReadFile file(path);
+  uint64_t file_bytes = 0;
+  const std::vector<uint8_t> head = read_head(file, file_bytes);
+  return parse_filter_header(head, file_bytes, path);
 }
 
 FilterFileContents parse_filter_file(std::span<const uint8_t> bytes, const std::string& path) {
@@ -728,7 +814,7 @@ FilterFileContents parse_filter_file(std::span<const uint8_t> bytes, const std::
   const FilterHeader& h = out.header;
   const auto stored = bytes.subspan(h.header_bytes, h.payload_stored_bytes);
   if (h.codec == PayloadCodec::kRawChunked) {
-    RawPayloadView(bytes, h, path).verify_all();
+    verify_raw_image(bytes, h, path);
   } else if (detail::checksum_bytes(stored.data(), stored.size()) != h.payload_checksum) {
     corrupt(path, "payload checksum mismatch");
   }
@@ -754,49 +840,81 @@ void check_payload_fits_memory(const FilterHeader& header, const std::string& pa
   }
 }
 
+void check_image_fits_memory(const FilterHeader& header, const std::string& path) {
+  check_payload_fits_memory(header, path);
+  FilterHeader stored = header;
+  stored.payload_raw_bytes = header.header_bytes + header.payload_stored_bytes;
+  check_payload_fits_memory(stored, path);
+}
+
 void for_each_payload_chunk(const std::string& path, const FilterHeader& expected,
                             const std::function<void(uint64_t, std::span<const uint64_t>)>& fn) {
   constexpr uint64_t kWindowWords = 1u << 18;  // 2 MiB
-  constexpr uint64_t kStep = 1u << 20;         // stored bytes hashed between releases
-  MappedFile file(path);
-  const auto bytes = file.bytes();
-  const FilterHeader h = parse_filter_header(
-      bytes.first(std::min<size_t>(bytes.size(), kMaxHeaderBytes)), bytes.size(), path);
+  const ReadFile file(path);
+  uint64_t file_bytes = 0;
+  std::vector<uint8_t> image;
+  const std::vector<uint8_t> head = read_head(file, file_bytes, &image);
+  const FilterHeader h = parse_filter_header(head, file_bytes, path);
   if (!same_file_header(h, expected))
     throw Error(ErrorCode::kIOError, path + ": the file changed while it was being read");
-  if (h.codec == PayloadCodec::kRawChunked) {
-    stream_raw_payload(file, h, path, fn);
+  if (h.codec == PayloadCodec::kRawChunked && file.regular()) {
+    stream_raw_payload(path, h, fn);
     return;
   }
-  const auto stored = bytes.subspan(h.header_bytes, h.payload_stored_bytes);
-
-  const XxhState state = make_xxh_state();
-  for (uint64_t at = 0; at < stored.size(); at += kStep) {
-    const uint64_t n = std::min<uint64_t>(kStep, stored.size() - at);
-    detail::checksum_update(state.get(), stored.data() + at, n);
-    file.release(h.header_bytes + at, h.header_bytes + at + n);
+  if (file.regular() && h.codec == PayloadCodec::kZstd) {
+    stream_zstd_payload(file, h, fn);
+    return;
   }
-  if (XXH3_64bits_digest(state.get()) != h.payload_checksum)
+  const auto stored =
+      std::span<const uint8_t>(image).subspan(h.header_bytes, h.payload_stored_bytes);
+  if (h.codec == PayloadCodec::kRawChunked) {
+    verify_raw_image(image, h, path);
+  } else if (detail::checksum_bytes(stored.data(), stored.size()) != h.payload_checksum) {
     corrupt(path, "payload checksum mismatch");
+  }
 
   WordBuffer window(static_cast<size_t>(std::min(kWindowWords, h.payload_raw_bytes / 8)));
   uint64_t* words = window.data();
-  uint64_t released = 0;
   unpack_payload(stored, h, path, reinterpret_cast<uint8_t*>(words), window.size() * 8,
-                 [&](uint64_t offset, uint64_t n, uint64_t consumed) {
+                 [&](uint64_t offset, uint64_t n, uint64_t) {
                    if constexpr (std::endian::native == std::endian::big) {
                      for (uint64_t i = 0; i < n / 8; ++i)
                        words[i] = le::load<uint64_t>(reinterpret_cast<const uint8_t*>(&words[i]));
                    }
                    fn(offset / 8, std::span<const uint64_t>(words, n / 8));
-                   file.release(h.header_bytes + released, h.header_bytes + consumed);
-                   released = consumed;
                  });
 }
 
 FilterFileContents read_filter_file(const std::string& path) {
-  MappedFile file(path);
-  return parse_filter_file(file.bytes(), path);
+  const ReadFile file(path);
+  if (!file.regular()) {
+    const std::vector<uint8_t> image = file.read_all();
+    return parse_filter_file(image, path);
+  }
+  uint64_t file_bytes = 0;
+  const std::vector<uint8_t> head = read_head(file, file_bytes);
+  const FilterHeader h = parse_filter_header(head, file_bytes, path);
+  if (h.codec != PayloadCodec::kRawChunked) {
+    check_image_fits_memory(h, path);
+    const std::vector<uint8_t> image = file.read_all();
+    return parse_filter_file(image, path);
+  }
+  // A raw file: chunk by chunk into the payload's own memory, each chunk checked as it arrives.
+  check_payload_fits_memory(h, path);
+  const RawPayloadView view(path, 0);
+  if (!same_file_header(view.header(), h))
+    throw Error(ErrorCode::kIOError, path + ": the file changed while it was being read");
+  FilterFileContents out;
+  out.header = view.header();
+  out.file_bytes = view.file_bytes();
+  out.payload = WordBuffer(static_cast<size_t>(h.payload_raw_bytes / 8));
+  auto* bytes = reinterpret_cast<uint8_t*>(out.payload.data());
+  for (uint64_t c = 0; c < view.chunk_count(); ++c)
+    view.read_chunk(c, bytes + c * view.chunk_bytes());
+  if constexpr (std::endian::native == std::endian::big) {
+    for (auto& w : out.payload.span()) w = le::load<uint64_t>(reinterpret_cast<const uint8_t*>(&w));
+  }
+  return out;
 }
 
 namespace {
@@ -831,8 +949,8 @@ void reserve_signature(FilterHeader& header, const WriteOptions& options) {
   header.minor = kFormatMinorLatest;
 }
 
-// Fills in a codec-2 header (layout, sizes, checksum of `table`, minor 1) and returns it
-// serialised, with the chunk table and the zero padding after it: everything before the payload.
+}  // namespace
+
 std::vector<uint8_t> raw_file_head(FilterHeader& header, uint64_t raw_bytes, uint64_t chunk_bytes,
                                    const std::vector<uint8_t>& table) {
   header.codec = PayloadCodec::kRawChunked;
@@ -849,6 +967,8 @@ std::vector<uint8_t> raw_file_head(FilterHeader& header, uint64_t raw_bytes, uin
   head.resize(static_cast<size_t>(header.raw_payload_offset), 0);
   return head;
 }
+
+namespace {
 
 // Hands the payload to `sink` as little-endian bytes in pieces that end where the file offset
 // (the payload starting at `file_offset`) is a multiple of 2 MiB, so each piece fills one whole

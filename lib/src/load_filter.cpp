@@ -1,6 +1,7 @@
 // Turns verified file contents into a Filter object, checking each kind's parameters against the
-// payload before the filter is used. A raw (codec 2) file is mapped and its filter reads the words
-// in place; the chunks a batch of probes lands in are verified before the batch is answered.
+// payload before the filter is used. A raw (codec 2) file is read a chunk at a time
+// (RawPayloadView): its filter reads the words of the view's verified chunks, and the chunks a
+// batch of probes lands in are read, checked and pinned before the batch is answered.
 #include "bloomtool/load_filter.h"
 
 #include <sys/stat.h>
@@ -132,26 +133,29 @@ std::unique_ptr<Filter> instantiate(const FilterHeader& h, WordBuffer payload,
               path + ": unsupported: filter kind " + filter_kind_name(h.kind));
 }
 
-// The lazily verified filter of a raw file. The kind's checks may read the last payload word (bits
-// above m, padding after the last fingerprint): then the last chunk is verified first.
-LoadedFilter map_raw_filter(const std::string& path) {
-  return make_raw_filter(map_raw_filter_file(path), path);
-}
-
 }  // namespace
 
-LoadedFilter make_raw_filter(MappedRawFile file, const std::string& path) {
+LoadedFilter make_raw_filter(std::shared_ptr<const RawPayloadView> view, const std::string& path) {
   LoadedFilter out;
-  out.file_bytes = file.file_bytes;
-  const auto payload = file.view->payload();
-  const FilterHeader& h = file.header;
-  if (h.kind != FilterKind::kBloom || h.m % 64 != 0)
-    file.view->verify_bytes(payload.size() - 8, payload.size());
-  // The mapping is private and writable (copy-on-write), so the words may be borrowed as mutable.
-  auto* words = reinterpret_cast<uint64_t*>(const_cast<uint8_t*>(payload.data()));
-  out.filter = instantiate(file.header, WordBuffer::borrow(words, payload.size() / 8), path);
-  out.raw = std::move(file.view);
-  out.header = std::move(file.header);
+  out.file_bytes = view->file_bytes();
+  out.header = view->header();
+  const FilterHeader& h = out.header;
+  if (view->chunk_count() == 0 || h.payload_raw_bytes % 8 != 0)
+    corrupt(path, "raw payload of " + std::to_string(h.payload_raw_bytes) + " bytes");
+  // The kind's checks may read the last payload word (bits above m, padding after the last
+  // fingerprint): its chunk is pinned while they run.
+  const uint64_t last = view->chunk_count() - 1;
+  const bool reads_last = h.kind != FilterKind::kBloom || h.m % 64 != 0;
+  const std::span<const uint64_t> pins(&last, reads_last ? 1 : 0);
+  view->pin(pins);
+  try {
+    out.filter = instantiate(h, WordBuffer::borrow(view->words(), h.payload_raw_bytes / 8), path);
+  } catch (...) {
+    view->unpin(pins);
+    throw;
+  }
+  view->unpin(pins);
+  out.raw = std::move(view);
   return out;
 }
 
@@ -162,24 +166,69 @@ bool is_regular_file(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
-// Collects the chunks of the words a batch probes that are not verified yet.
-struct PendingChunks {
-  const RawPayloadView* view;
-  unsigned word_shift;  // log2(words per chunk)
-  std::vector<uint64_t> chunks;
-  static void visit(void* ctx, uint64_t word) noexcept {
-    auto* self = static_cast<PendingChunks*>(ctx);
-    const uint64_t chunk = word >> self->word_shift;
-    if (!self->view->verified(chunk) && (self->chunks.empty() || self->chunks.back() != chunk)) {
-      try {
-        self->chunks.push_back(chunk);
-      } catch (...) {  // out of memory: verify everything instead (verify_probes checks)
-        self->chunks.clear();
-        self->overflow = true;
+// The chunks of a raw payload that a group of consecutive keys probes, pinned while the group is
+// answered. Groups are cut so that one pins at most the view's pin_limit() chunk references (but
+// always at least one key), which bounds the memory a query batch holds whatever its size.
+class ChunkGroups {
+ public:
+  explicit ChunkGroups(const RawPayloadView& view)
+      : view_(view), word_shift_(static_cast<unsigned>(std::countr_zero(view.chunk_bytes() / 8))) {}
+  ChunkGroups(const ChunkGroups&) = delete;
+  ChunkGroups& operator=(const ChunkGroups&) = delete;
+  ~ChunkGroups() { release(); }
+
+  // Answers items [0, count): probes(i, *this) adds item i's words through add_word; answer(begin,
+  // end) answers items [begin, end) while their chunks are pinned.
+  template <typename Probes, typename Answer>
+  void run(size_t count, Probes&& probes, Answer&& answer) {
+    size_t begin = 0;
+    for (size_t i = 0; i < count; ++i) {
+      const size_t before = refs_.size();
+      probes(i);
+      if (refs_.size() > view_.pin_limit() && i > begin) {
+        refs_.resize(before);
+        answer_group(begin, i, answer);
+        begin = i;
+        probes(i);
       }
     }
+    if (begin < count) answer_group(begin, count, answer);
   }
-  bool overflow = false;
+  void add_word(uint64_t word) {
+    const uint64_t chunk = word >> word_shift_;
+    if (refs_.empty() || refs_.back() != chunk) refs_.push_back(chunk);
+  }
+  static void visit(void* ctx, uint64_t word) noexcept {
+    auto* self = static_cast<ChunkGroups*>(ctx);
+    try {
+      self->add_word(word);
+    } catch (...) {  // out of memory: answer_group finds out
+      self->failed_ = true;
+    }
+  }
+
+ private:
+  template <typename Answer>
+  void answer_group(size_t begin, size_t end, Answer& answer) {
+    if (failed_) throw std::bad_alloc();
+    std::sort(refs_.begin(), refs_.end());
+    refs_.erase(std::unique(refs_.begin(), refs_.end()), refs_.end());
+    view_.pin(refs_);
+    pinned_ = true;
+    answer(begin, end);
+    release();
+  }
+  void release() noexcept {
+    if (pinned_) view_.unpin(refs_);
+    pinned_ = false;
+    refs_.clear();
+  }
+
+  const RawPayloadView& view_;
+  unsigned word_shift_;
+  std::vector<uint64_t> refs_;
+  bool pinned_ = false;
+  bool failed_ = false;
 };
 
 }  // namespace
@@ -192,32 +241,45 @@ LoadedFilter make_filter(FilterFileContents contents, const std::string& path) {
   return out;
 }
 
-void verify_probes(const LoadedFilter& filter, std::span<const uint64_t> hashes) {
-  const RawPayloadView* view = filter.raw.get();
-  if (view == nullptr || view->all_verified()) return;
-  PendingChunks pending{view, static_cast<unsigned>(std::countr_zero(view->chunk_bytes() / 8)), {}};
-  filter.filter->visit_probed_words(hashes, &PendingChunks::visit, &pending);
-  if (pending.overflow) view->verify_all();
-  for (const uint64_t chunk : pending.chunks) view->verify_chunk(chunk);
-}
-
 void filter_contains_hashes(const LoadedFilter& filter, std::span<const uint64_t> hashes,
                             uint8_t* out) {
-  verify_probes(filter, hashes);
-  filter.filter->contains_batch(hashes, out);
+  const RawPayloadView* view = filter.raw.get();
+  // A filter of a peer's scheme answers hashes without reading a word (scheme_bloom.h).
+  if (view == nullptr || view->all_resident() ||
+      dynamic_cast<const SchemeBloom*>(filter.filter.get()) != nullptr)
+    return filter.filter->contains_batch(hashes, out);
+  ChunkGroups groups(*view);
+  groups.run(
+      hashes.size(),
+      [&](size_t i) {
+        filter.filter->visit_probed_words(hashes.subspan(i, 1), &ChunkGroups::visit, &groups);
+      },
+      [&](size_t begin, size_t end) {
+        filter.filter->contains_batch(hashes.subspan(begin, end - begin), out + begin);
+      });
 }
 
 void verify_whole_payload(const LoadedFilter& filter) {
-  if (filter.raw) filter.raw->verify_all();
+  if (filter.raw) filter.raw->load_all();
 }
 
 void filter_contains_keys(const LoadedFilter& filter, std::span<const std::string_view> keys,
                           uint8_t* out) {
   if (const auto* scheme = dynamic_cast<const SchemeBloom*>(filter.filter.get())) {
-    // Positions come from the key bytes (no seed); a raw payload is verified whole first, since
-    // hashes cannot name the words a key probes.
-    verify_whole_payload(filter);
-    scheme->contains_keys(keys, out);
+    // Positions come from the key bytes (no seed): a raw payload's chunks from the positions.
+    const RawPayloadView* view = filter.raw.get();
+    if (view == nullptr || view->all_resident()) return scheme->contains_keys(keys, out);
+    std::vector<uint64_t> positions(scheme->k());
+    ChunkGroups groups(*view);
+    groups.run(
+        keys.size(),
+        [&](size_t i) {
+          scheme->positions(keys[i], positions.data());
+          for (const uint64_t p : positions) groups.add_word(p / 64);
+        },
+        [&](size_t begin, size_t end) {
+          scheme->contains_keys(keys.subspan(begin, end - begin), out + begin);
+        });
     return;
   }
   constexpr size_t kBatch = 256;
@@ -234,7 +296,7 @@ LoadedFilter load_filter(const std::string& path) {
   if constexpr (std::endian::native == std::endian::little) {
     // Pipes and devices are read once, whole: only regular files are looked at twice.
     if (is_regular_file(path) && read_filter_header(path).codec == PayloadCodec::kRawChunked)
-      return map_raw_filter(path);
+      return make_raw_filter(std::make_shared<const RawPayloadView>(path), path);
   }
   return make_filter(read_filter_file(path), path);
 }

@@ -1,22 +1,25 @@
 // The raw chunked payload (codec 2): its layout rules, the chunk table a writer stores, and the
-// reader's view that verifies the table once and each chunk the first time it is needed. The table
-// is trusted only after its checksum matches the header's payload_checksum (itself covered by the
-// header checksum), and a chunk only after its XXH3-64 matches its table entry.
+// reader that verifies the table once at open and each chunk every time it reads it from the file.
+// The table is trusted only after its checksum matches the header's payload_checksum (itself
+// covered by the header checksum), and a chunk only after its XXH3-64 matches its table entry.
+// Chunks are read with pread() into memory of the reader's own, never mapped from the file.
 #include "bloomtool/raw_payload.h"
 
 #include <xxhash.h>
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <bit>
 #include <cerrno>
-#include <thread>
 
 #include "bloomtool/error.h"
 #include "byte_order.h"
 #include "checksum.h"
-#include "mapped_file.h"
+#include "file_reader.h"
 
 namespace bloomtool {
 
@@ -79,113 +82,256 @@ std::vector<uint8_t> raw_chunk_table(std::span<const uint64_t> words, uint64_t r
   return table;
 }
 
-RawPayloadView::RawPayloadView(std::span<const uint8_t> file, const FilterHeader& h,
-                               std::string path, std::shared_ptr<const void> owner, int mapped_fd)
-    : payload_offset_(h.raw_payload_offset),
-      chunk_bytes_(h.raw_chunk_bytes),
-      chunks_(raw_chunk_count(h)),
-      path_(std::move(path)),
-      owner_(std::move(owner)),
-      fd_(mapped_fd) {
+void verify_raw_image(std::span<const uint8_t> file, const FilterHeader& h,
+                      const std::string& path) {
   // parse_filter_header checked the layout and that the file holds exactly these bytes.
   if (h.codec != PayloadCodec::kRawChunked || !raw_layout_problem(h).empty() ||
       file.size() != h.raw_payload_offset + h.payload_raw_bytes) {
+    corrupt(path, "raw payload layout does not match the file");
+  }
+  const uint64_t chunks = raw_chunk_count(h);
+  const auto table = file.subspan(h.header_bytes, chunks * 8);
+  if (detail::checksum_bytes(table.data(), table.size()) != h.payload_checksum)
+    corrupt(path, "chunk table checksum mismatch");
+  for (uint64_t i = h.header_bytes + chunks * 8; i < h.raw_payload_offset; ++i) {
+    if (file[i] != 0) corrupt(path, "padding byte at offset " + std::to_string(i) + " is not zero");
+  }
+  for (uint64_t c = 0; c < chunks; ++c) {
+    const uint64_t at = c * h.raw_chunk_bytes;
+    const uint64_t n = std::min(h.raw_chunk_bytes, h.payload_raw_bytes - at);
+    if (detail::checksum_bytes(file.data() + h.raw_payload_offset + at, n) !=
+        le::load<uint64_t>(table.data() + c * 8)) {
+      corrupt(path, "payload chunk " + std::to_string(c) + " at byte offset " +
+                        std::to_string(h.raw_payload_offset + at) + " (" + std::to_string(n) +
+                        " bytes): checksum mismatch");
+    }
+  }
+}
+
+uint64_t default_raw_cache_bytes() noexcept {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  const uint64_t memory =
+      pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : 0;
+  return std::max<uint64_t>(uint64_t{32} << 20, memory / 4);
+}
+
+RawPayloadView::RawPayloadView(const std::string& path, uint64_t cache_bytes) : path_(path) {
+  ReadFile file(path);
+  if (!file.regular())
+    throw Error(ErrorCode::kInvalidArgument,
+                path + ": not a regular file (a raw file is read in place)");
+  file_bytes_ = file.size();
+  std::vector<uint8_t> head(static_cast<size_t>(std::min<uint64_t>(file_bytes_, kMaxHeaderBytes)));
+  head.resize(static_cast<size_t>(file.pread_some(head.data(), head.size(), 0)));
+  header_ = parse_filter_header(head, file_bytes_, path);
+  const FilterHeader& h = header_;
+  head.resize(static_cast<size_t>(h.header_bytes));
+  head_ = std::move(head);
+  if (h.codec != PayloadCodec::kRawChunked)
+    throw Error(ErrorCode::kInvalidArgument, path + ": not a raw (codec 2) filter file");
+  if (!raw_layout_problem(h).empty() || file_bytes_ != h.raw_payload_offset + h.payload_raw_bytes)
     corrupt(path_, "raw payload layout does not match the file");
-  }
-  table_ = file.subspan(h.header_bytes, chunks_ * 8);
-  if (detail::checksum_bytes(table_.data(), table_.size()) != h.payload_checksum)
+  chunk_bytes_ = h.raw_chunk_bytes;
+  chunks_ = raw_chunk_count(h);
+  // The table and padding: at most an eighth of a 4 KiB chunk per chunk, within the file's size.
+  std::vector<uint8_t> table(static_cast<size_t>(h.raw_payload_offset - h.header_bytes));
+  file.pread_exact(table.data(), table.size(), h.header_bytes);
+  if (detail::checksum_bytes(table.data(), chunks_ * 8) != h.payload_checksum)
     corrupt(path_, "chunk table checksum mismatch");
-  const uint64_t pad_begin = h.header_bytes + chunks_ * 8;
-  for (uint64_t i = pad_begin; i < payload_offset_; ++i) {
-    if (file[i] != 0)
-      corrupt(path_, "padding byte at offset " + std::to_string(i) + " is not zero");
-  }
-  payload_ = file.subspan(payload_offset_, h.payload_raw_bytes);
-  done_ = std::make_unique<std::atomic<uint64_t>[]>((chunks_ + 63) / 64);
-  claimed_ = std::make_unique<std::atomic<uint64_t>[]>((chunks_ + 63) / 64);
-}
-
-void RawPayloadView::read_into_mapping(uint64_t at, uint64_t n) const {
-  auto* dst = const_cast<uint8_t*>(payload_.data() + at);
-  uint64_t done = 0;
-  while (done < n) {
-    const ssize_t got = ::pread(fd_, dst + done, static_cast<size_t>(n - done),
-                                static_cast<off_t>(payload_offset_ + at + done));
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) return;  // the mapping still holds the file's bytes: the checksum decides
-    done += static_cast<uint64_t>(got);
-  }
-}
-
-void RawPayloadView::verify_chunk(uint64_t chunk) const {
-  // A chunk is verified by the one thread that claims it: the pread below writes into the
-  // mapping, which no other thread may read or write meanwhile (ThreadSanitizer caught two
-  // threads of the C API's concurrency check reading the same chunk in at once). Others wait
-  // for the claimant: a 64 KiB chunk takes microseconds. A claimant that finds the chunk corrupt
-  // gives the claim back, so every thread that needs the chunk gets the error.
-  const uint64_t bit = uint64_t{1} << (chunk & 63);
-  std::atomic<uint64_t>& claimed = claimed_[chunk >> 6];
-  while (!verified(chunk)) {
-    if ((claimed.fetch_or(bit, std::memory_order_acq_rel) & bit) != 0) {
-      std::this_thread::yield();
-      continue;
+  for (uint64_t i = chunks_ * 8; i < table.size(); ++i) {
+    if (table[i] != 0) {
+      corrupt(path_,
+              "padding byte at offset " + std::to_string(h.header_bytes + i) + " is not zero");
     }
-    try {
-      check_chunk(chunk);
-    } catch (...) {
-      claimed.fetch_and(~bit, std::memory_order_release);
-      throw;
-    }
-    done_[chunk >> 6].fetch_or(bit, std::memory_order_release);
-    verified_count_.fetch_add(1, std::memory_order_acq_rel);
-    return;
   }
+  table_.resize(static_cast<size_t>(chunks_));
+  for (uint64_t c = 0; c < chunks_; ++c) table_[c] = le::load<uint64_t>(&table[c * 8]);
+
+  // Lookups read a few chunks at random places: no read-ahead around them.
+  (void)posix_fadvise(file.fd(), 0, 0, POSIX_FADV_RANDOM);
+  // The payload's address range: anonymous memory that holds only the chunks read into it (pages
+  // never touched cost nothing, whatever the payload's size). Not counted against the commit
+  // limit (MAP_NORESERVE) where the kernel allows that; under strict overcommit the range is
+  // reserved inaccessible and each chunk made accessible while it is resident.
+  const long page = sysconf(_SC_PAGESIZE);
+  page_ = page > 0 ? static_cast<uint64_t>(page) : 4096;
+  reserved_ = (std::max<uint64_t>(h.payload_raw_bytes, 1) + page_ - 1) / page_ * page_;
+  void* p = mmap(nullptr, reserved_, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) {
+    protect_ = true;
+    p = mmap(nullptr, reserved_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) {
+      throw Error(ErrorCode::kLimitExceeded, path_ + ": cannot reserve " +
+                                                 std::to_string(reserved_) +
+                                                 " bytes of address space for the payload");
+    }
+  }
+  base_ = static_cast<uint8_t*>(p);
+#ifdef MADV_NOHUGEPAGE
+  // A chunk read into a transparent huge page would take 2 MiB of memory, not its own size.
+  (void)madvise(p, reserved_, MADV_NOHUGEPAGE);
+#endif
+  if (cache_bytes == kRawCacheDefault) cache_bytes = default_raw_cache_bytes();
+  budget_chunks_ = std::max<uint64_t>(1, cache_bytes / chunk_bytes_);
+  // A batch pins at most half the budget (at least one key's probes: kMaxK chunks).
+  pin_limit_ = std::max<uint64_t>(64, budget_chunks_ / 2);
+  fd_ = file.release();
 }
 
-void RawPayloadView::check_chunk(uint64_t chunk) const {
-  const uint64_t at = chunk * chunk_bytes_;
-  const uint64_t n = std::min(chunk_bytes_, payload_.size() - at);
-  // The first kPrivateReadBytes of chunks a query verifies are read with pread into the mapping
-  // itself, which is private and writable: the kernel copies each chunk into pages of this
-  // process's own (copy-on-write), with one read request when the file is cold, and maps nothing
-  // else. Faulting a chunk in instead maps whole page-cache folios, which may be 2 MiB each: a
-  // one-key query at k = 64 then counted 144 MiB of RSS, against 11 MiB this way. Past that the
-  // query is a bulk one and chunks are used from the page cache in place, where large folios
-  // give the probes large pages; a private page would split its 2 MiB region back into 4 KiB
-  // pages, which is why the budget is small (docs/PERFORMANCE.md, "Raw payloads").
-  if (fd_ >= 0 &&
-      verified_count_.load(std::memory_order_relaxed) * chunk_bytes_ < kPrivateReadBytes)
-    read_into_mapping(at, n);
-  if (detail::checksum_bytes(payload_.data() + at, n) !=
-      le::load<uint64_t>(table_.data() + chunk * 8)) {
+RawPayloadView::~RawPayloadView() {
+  if (base_ != nullptr) munmap(base_, reserved_);
+  if (fd_ >= 0) ::close(fd_);
+}
+
+uint64_t RawPayloadView::chunk_size(uint64_t chunk) const noexcept {
+  return std::min(chunk_bytes_, header_.payload_raw_bytes - chunk * chunk_bytes_);
+}
+
+void RawPayloadView::throw_short(uint64_t chunk, uint64_t at, uint64_t n, uint64_t got) const {
+  struct stat st;
+  const std::string now = fstat(fd_, &st) == 0
+                              ? "file now has " + std::to_string(st.st_size) + " bytes"
+                              : "file ends early";
+  throw Error(ErrorCode::kCorrupt,
+              path_ + ": truncated: payload chunk " + std::to_string(chunk) + " at byte offset " +
+                  std::to_string(at) + " (" + std::to_string(n) + " bytes): " + now + ", " +
+                  std::to_string(got) + " of the chunk's bytes read (it changed while open)");
+}
+
+void RawPayloadView::read_chunk(uint64_t chunk, uint8_t* dst) const {
+  const uint64_t n = chunk_size(chunk);
+  const uint64_t at = header_.raw_payload_offset + chunk * chunk_bytes_;
+  const uint64_t got = ReadFile::pread_fd(fd_, dst, n, at, path_);
+  if (got != n) throw_short(chunk, at, n, got);
+  if (detail::checksum_bytes(dst, n) != table_[chunk]) {
     corrupt(path_, "payload chunk " + std::to_string(chunk) + " at byte offset " +
-                       std::to_string(payload_offset_ + at) + " (" + std::to_string(n) +
+                       std::to_string(at) + " (" + std::to_string(n) +
                        " bytes): checksum mismatch");
   }
 }
 
-void RawPayloadView::verify_bytes(uint64_t begin, uint64_t end) const {
-  if (end <= begin) return;
-  for (uint64_t c = begin / chunk_bytes_; c <= (end - 1) / chunk_bytes_ && c < chunks_; ++c)
-    verify_chunk(c);
+void RawPayloadView::evict_locked(uint64_t chunk) const noexcept {
+  // Gives back the pages wholly inside the chunk (a page shared with a neighbour stays: it is
+  // read again and checked like any chunk before it is used once more).
+  const uint64_t begin = chunk * chunk_bytes_, end = begin + chunk_size(chunk);
+  const uint64_t from = (begin + page_ - 1) / page_ * page_;
+  const uint64_t to = end == header_.payload_raw_bytes ? reserved_ : end / page_ * page_;
+  if (to > from) {
+    (void)madvise(base_ + from, to - from, MADV_DONTNEED);
+    if (protect_) (void)mprotect(base_ + from, to - from, PROT_NONE);
+  }
+  resident_.erase(chunk);
 }
 
-void RawPayloadView::verify_all() const {
-  for (uint64_t c = 0; c < chunks_; ++c) verify_chunk(c);
+void RawPayloadView::load_locked(uint64_t chunk) const {
+  if (!whole_) {
+    while (resident_.size() >= budget_chunks_ && !idle_.empty()) {
+      const uint64_t old = idle_.back();
+      idle_.pop_back();
+      evict_locked(old);
+    }
+  }
+  const uint64_t begin = chunk * chunk_bytes_, n = chunk_size(chunk);
+  uint8_t* dst = base_ + begin;
+  if (protect_) {
+    const uint64_t from = begin / page_ * page_;
+    const uint64_t to = std::min(reserved_, (begin + n + page_ - 1) / page_ * page_);
+    if (mprotect(base_ + from, to - from, PROT_READ | PROT_WRITE) != 0)
+      throw_io_error(path_, errno);
+  }
+#ifdef MADV_POPULATE_WRITE
+  // One call maps the chunk's pages instead of a fault per page during the read (best effort).
+  (void)madvise(
+      base_ + begin / page_ * page_,
+      std::min(reserved_, (begin + n + page_ - 1) / page_ * page_) - begin / page_ * page_,
+      MADV_POPULATE_WRITE);
+#endif
+  ++reads_;
+  try {
+    read_chunk(chunk, dst);
+  } catch (...) {
+    // Nothing of a bad chunk stays readable.
+    std::fill(dst, dst + n, uint8_t{0});
+    evict_locked(chunk);
+    throw;
+  }
+  resident_[chunk].pins = 1;
+  if (resident_.size() == chunks_) {
+    // Everything read and nothing will be evicted (the cache holds the whole payload): queries
+    // need no pins any more.
+    whole_ = true;
+    all_resident_.store(true, std::memory_order_release);
+  }
 }
 
-MappedRawFile map_raw_filter_file(const std::string& path) {
-  auto file = std::make_shared<MappedFile>(path, MapAccess::kRandom);
-  const auto bytes = file->bytes();
-  MappedRawFile out;
-  out.header = parse_filter_header(bytes.first(std::min<size_t>(bytes.size(), kMaxHeaderBytes)),
-                                   bytes.size(), path);
-  if (out.header.codec != PayloadCodec::kRawChunked)
-    throw Error(ErrorCode::kInvalidArgument, path + ": not a raw (codec 2) filter file");
-  out.file_bytes = bytes.size();
-  const int fd = file->fd();
-  out.view = std::make_shared<const RawPayloadView>(bytes, out.header, path, std::move(file), fd);
-  return out;
+void RawPayloadView::unpin_locked(uint64_t chunk) const noexcept {
+  const auto it = resident_.find(chunk);
+  if (it == resident_.end() || it->second.pins == 0) return;
+  if (--it->second.pins == 0) {
+    try {
+      idle_.push_front(chunk);
+      it->second.idle = idle_.begin();
+    } catch (...) {  // out of memory: drop the chunk instead of keeping it findable
+      evict_locked(chunk);
+    }
+  }
+}
+
+void RawPayloadView::pin(std::span<const uint64_t> chunks) const {
+  if (all_resident()) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (whole_) return;
+  size_t done = 0;
+  try {
+    for (; done < chunks.size(); ++done) {
+      const uint64_t c = chunks[done];
+      const auto it = resident_.find(c);
+      if (it == resident_.end()) {
+        load_locked(c);
+      } else if (it->second.pins++ == 0) {
+        idle_.erase(it->second.idle);
+      }
+    }
+  } catch (...) {
+    for (size_t i = 0; i < done; ++i) unpin_locked(chunks[i]);
+    throw;
+  }
+}
+
+void RawPayloadView::unpin(std::span<const uint64_t> chunks) const noexcept {
+  if (all_resident()) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (whole_) return;
+  for (const uint64_t c : chunks) unpin_locked(c);
+}
+
+void RawPayloadView::load_all() const {
+  if (all_resident()) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (whole_) return;
+  whole_ = true;  // nothing is evicted from now on; pins other threads hold keep working
+  try {
+    for (uint64_t c = 0; c < chunks_; ++c) {
+      if (resident_.count(c) != 0) continue;
+      load_locked(c);
+      unpin_locked(c);
+    }
+  } catch (...) {
+    whole_ = false;  // the chunks read stay resident, evictable again
+    throw;
+  }
+  all_resident_.store(true, std::memory_order_release);
+}
+
+uint64_t RawPayloadView::chunk_reads() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return reads_;
+}
+
+uint64_t RawPayloadView::resident_chunks() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return resident_.size();
 }
 
 }  // namespace bloomtool

@@ -18,7 +18,7 @@
 #include "bloomtool/raw_payload.h"
 #include "bloomtool/signature.h"
 #include "byte_order.h"
-#include "mapped_file.h"
+#include "file_reader.h"
 #include "sodium_init.h"
 
 namespace bloomtool {
@@ -122,8 +122,12 @@ void sign_file_header(std::span<uint8_t> head, const FilterHeader& header, uint6
                       XXH3_64bits(head.data(), head.size() - kChecksumBytes));
 }
 
-void verify_file_signature(std::span<const uint8_t> file, const FilterHeader& header,
-                           const PublicKey& key, const std::string& path) {
+namespace {
+
+// verify_file_signature over a header `head` and `tail_bytes` read through `read`.
+void verify_signature_over(std::span<const uint8_t> head, uint64_t tail_bytes,
+                           const TailReader& read, const FilterHeader& header, const PublicKey& key,
+                           const std::string& path) {
   ensure_sodium();
   if (!header.signature) {
     untrusted(path, "not signed; " + trusted_name(key) + " is required");
@@ -136,19 +140,39 @@ void verify_file_signature(std::span<const uint8_t> file, const FilterHeader& he
   if (field.key_id != key.id) {
     untrusted(path, "signed by key " + key_id_hex(field.key_id) + ", not by " + trusted_name(key));
   }
-  if (file.size() < header.header_bytes ||
+  if (head.size() < header.header_bytes ||
       field.signature_offset + kSignatureBytes > header.header_bytes - kChecksumBytes) {
     untrusted(path, "signature does not match the file (altered since it was signed)");
   }
   Digest digest;
-  digest.update_header(file.first(header.header_bytes), field);
-  digest.update(file.subspan(header.header_bytes));
+  digest.update_header(head.first(header.header_bytes), field);
+  std::vector<uint8_t> buffer(
+      static_cast<size_t>(std::min<uint64_t>(tail_bytes, uint64_t{1} << 20)));
+  for (uint64_t at = 0; at < tail_bytes;) {
+    const auto n = static_cast<size_t>(std::min<uint64_t>(buffer.size(), tail_bytes - at));
+    read(at, std::span<uint8_t>(buffer.data(), n));
+    digest.update(std::span<const uint8_t>(buffer.data(), n));
+    at += n;
+  }
   const Message message = digest.message();
   if (crypto_sign_verify_detached(field.signature.data(), message.data(), message.size(),
                                   key.bytes.data()) != 0) {
     untrusted(path, "signature does not match the file (altered since it was signed by key " +
                         key_id_hex(field.key_id) + ")");
   }
+}
+
+}  // namespace
+
+void verify_file_signature(std::span<const uint8_t> file, const FilterHeader& header,
+                           const PublicKey& key, const std::string& path) {
+  const uint64_t head = std::min<uint64_t>(file.size(), header.header_bytes);
+  verify_signature_over(
+      file.first(static_cast<size_t>(head)), file.size() - head,
+      [&](uint64_t at, std::span<uint8_t> buf) {
+        std::memcpy(buf.data(), file.data() + head + at, buf.size());
+      },
+      header, key, path);
 }
 
 LoadedFilter load_verified_filter(const std::string& path, const PublicKey& key) {
@@ -160,25 +184,32 @@ LoadedFilter load_verified_filter(const std::string& path, const PublicKey& key)
     verify_file_signature(image, header, key, "<stdin>");
     return make_filter(parse_filter_file(image, "<stdin>"), "<stdin>");
   }
-  // Mapped copy-on-write for random reads, as load_filter maps raw files, and read ahead here
-  // since the signature check reads it all.
-  auto file = std::make_shared<MappedFile>(path, MapAccess::kRandom);
-  const auto bytes = file->bytes();
-  file->will_need(0, bytes.size());
-  const FilterHeader header = parse_filter_header(
-      bytes.first(std::min<size_t>(bytes.size(), kMaxHeaderBytes)), bytes.size(), path);
-  verify_file_signature(bytes, header, key, path);
-  if (std::endian::native == std::endian::little && header.codec == PayloadCodec::kRawChunked &&
-      file->is_mapping()) {
-    // Every byte is signed and was just hashed; the chunks keep their own lazy XXH3 checks, and
-    // the words are used in place, from this same mapping (already read whole: nothing to read
-    // into it).
-    MappedRawFile raw;
-    raw.header = header;
-    raw.file_bytes = bytes.size();
-    raw.view = std::make_shared<const RawPayloadView>(bytes, header, path, file);
-    return make_raw_filter(std::move(raw), path);
+  const ReadFile file(path);
+  if (file.regular() && std::endian::native == std::endian::little &&
+      read_filter_header(path).codec == PayloadCodec::kRawChunked) {
+    // A raw file is opened as load_filter opens it; the signature is checked over the header the
+    // reader holds and the rest of the file read once with pread(). The header covers the chunk
+    // table's checksum and the reader checks every chunk against that table when it reads it, so
+    // what queries use is what was signed.
+    auto view = std::make_shared<const RawPayloadView>(path);
+    std::vector<uint8_t> head(static_cast<size_t>(view->header().header_bytes));
+    file.pread_exact(head.data(), head.size(), 0);
+    if (head != view->head())
+      throw Error(ErrorCode::kIOError, path + ": the file changed while it was being read");
+    verify_signature_over(
+        head, view->file_bytes() - head.size(),
+        [&](uint64_t at, std::span<uint8_t> buf) {
+          file.pread_exact(buf.data(), buf.size(), head.size() + at);
+        },
+        view->header(), key, path);
+    return make_raw_filter(std::move(view), path);
   }
+  if (file.regular()) check_image_fits_memory(read_filter_header(path), path);
+  const std::vector<uint8_t> bytes = file.read_all();
+  const FilterHeader header = parse_filter_header(
+      std::span<const uint8_t>(bytes).first(std::min<size_t>(bytes.size(), kMaxHeaderBytes)),
+      bytes.size(), path);
+  verify_file_signature(bytes, header, key, path);
   return make_filter(parse_filter_file(bytes, path), path);
 }
 

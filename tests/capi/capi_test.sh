@@ -20,7 +20,7 @@ C=$CAPI_CHECK
 golden=$TESTDATA/golden
 
 # --- golden files: facts and answers -------------------------------------------------------------
-# Each also converted to the raw chunked codec (mapped, verified chunk by chunk where the reader
+# Each also converted to the raw chunked codec (read and verified chunk by chunk where the reader
 # does so), which must answer alike.
 mkdir raw
 for f in "$golden"/*.bf; do

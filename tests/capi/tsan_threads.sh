@@ -7,9 +7,9 @@
 # It also shuts each handle down while 4 threads query it (capi_check shutdown, 20 rounds).
 # First it proves the sanitizer is live: a deliberate race in capi_check must be reported.
 # With a bloomtool program as second argument, also a filter of 200,000 keys in the raw chunked
-# codec: its chunks are verified lazily, by whichever worker thread reaches them first (first 20
-# rounds in which the threads start together on a fresh handle with the same keys: the check that
-# caught two threads reading the same chunk into the mapping at once).
+# codec: its chunks are read into the handle's cache and verified by whichever worker thread needs
+# them first, while the other reads chunks already there (first 20 rounds in which the threads
+# start together on a fresh handle with the same keys).
 #   tests/capi/tsan_threads.sh BUILD_DIR [BLOOMTOOL]   (BUILD_DIR: build/tsan)
 set -uo pipefail
 build=${1:?usage: tsan_threads.sh BUILD_DIR [BLOOMTOOL]}

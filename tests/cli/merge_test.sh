@@ -206,7 +206,7 @@ if [ "${BLOOMTOOL_SANITIZED:-0}" != 1 ] && ! ldd "$BT" 2>/dev/null | grep -q lib
   [ "$rss_kib" -le $((2 * 16 * 1024)) ] ||
     fail "merging 8 dense 16 MiB filters peaked at $rss_kib KiB, over 2 x 16 MiB"
   echo "peak RSS merging 8 dense 16 MiB filters: $rss_kib KiB"
-  # Loading one filter whole (query) holds it twice: the mapped file and the words.
+  # Loading one filter whole (query) holds it twice: the file's bytes and the words.
   /usr/bin/time -f '%M' -o rss "$BT" query dense1.bf /dev/null
   CHECKS=$((CHECKS + 1))
   [ "$rss_kib" -le "$(tail -1 rss)" ] ||

@@ -1,13 +1,16 @@
 // Fuzz target: the filter-file reader (parse_filter_file + make_filter) on arbitrary bytes, zstd
-// and raw (codec 2: the chunk table, padding and lazy chunk verification of RawPayloadView).
+// and raw (codec 2: the chunk table and padding), and the bounded raw reader (RawPayloadView via
+// load_filter, chunks read with pread into its cache) over the same bytes in a memfd, before and
+// after the file is truncated or rewritten under it: its answers are the in-memory filter's, or
+// it throws kCorrupt naming the file.
 // Each input is tried twice: as is, and with both checksums (for a raw file also its chunk table)
 // recomputed so that mutations reach the field parsing and kind checks behind them. A file is
 // either rejected with a corrupt / unsupported / limit error naming it, or it loads, answers
 // queries, and survives a re-encode. The repaired input is also read through a pipe, as a FIFO or
 // device is read (read_filter_stream_image: header first, then exactly the declared bytes).
-#include <xxhash.h>
-
+#include <sys/mman.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -54,19 +57,62 @@ void repair_checksums(std::vector<uint8_t>& b) {
   }
 }
 
+// Answers of the raw reader for `hashes` compared with the in-memory filter's: equal, or kCorrupt
+// naming `name` (returns false then).
+bool same_answers(const LoadedFilter& raw, const LoadedFilter& ref,
+                  std::span<const uint64_t> hashes, const std::string& name) {
+  uint8_t got[64];
+  try {
+    filter_contains_hashes(raw, hashes, got);
+  } catch (const Error& e) {
+    fuzz::check_error(e, name, {ErrorCode::kCorrupt});
+    return false;
+  }
+  for (size_t i = 0; i < hashes.size(); ++i)
+    FUZZ_CHECK(got[i] == ref.filter->contains_hash(hashes[i]));
+  return true;
+}
+
+// The bounded raw reader over `bytes` (a raw file that parse_filter_file accepted as `ref`).
+void try_raw_reader(std::span<const uint8_t> bytes, const LoadedFilter& ref) {
+  const int fd = memfd_create("fuzz", MFD_CLOEXEC);
+  if (fd < 0) return;
+  const std::string name = "/proc/self/fd/" + std::to_string(fd);
+  try {
+    if (pwrite(fd, bytes.data(), bytes.size(), 0) == static_cast<ssize_t>(bytes.size())) {
+      // A cache of one chunk: every group of probes reads and checks its chunks again.
+      auto view = std::make_shared<const RawPayloadView>(name, 1);
+      const LoadedFilter f = make_raw_filter(view, name);
+      uint64_t hashes[64];
+      for (uint64_t i = 0; i < 64; ++i) hashes[i] = i * 0xD1B54A32D192ED03ull + bytes.size();
+      FUZZ_CHECK(same_answers(f, ref, hashes, name));
+      // Rewritten in place: a payload byte changed (chosen by the input's length).
+      const uint64_t payload = f.header.raw_payload_offset;
+      const uint64_t at = payload + bytes.size() * 7919 % (bytes.size() - payload);
+      const uint8_t flipped = static_cast<uint8_t>(bytes[at] ^ 0x5A);
+      FUZZ_CHECK(pwrite(fd, &flipped, 1, static_cast<off_t>(at)) == 1);
+      same_answers(f, ref, hashes, name);
+      // Truncated under the reader, then to nothing.
+      FUZZ_CHECK(ftruncate(fd, static_cast<off_t>(payload + (at - payload) / 2)) == 0);
+      same_answers(f, ref, hashes, name);
+      FUZZ_CHECK(ftruncate(fd, 0) == 0);
+      same_answers(f, ref, hashes, name);
+      // Whole: possible only if every chunk was still resident, and then from verified bytes.
+      verify_whole_payload(f);
+      FUZZ_CHECK(same_answers(f, ref, hashes, name));
+    }
+  } catch (const Error& e) {
+    fuzz::check_error(e, name, {ErrorCode::kCorrupt});
+  }
+  close(fd);
+}
+
 void try_load(std::span<const uint8_t> bytes) {
   const std::string name = "fuzz.bf";
   try {
     const FilterHeader h = parse_filter_header(
         bytes.first(std::min<size_t>(bytes.size(), kMaxHeaderBytes)), bytes.size(), name);
     if (h.payload_raw_bytes > kMaxFuzzPayload) return;
-    std::shared_ptr<const RawPayloadView> view;
-    if (h.codec == PayloadCodec::kRawChunked) {
-      // The lazy reader's view: table and padding at construction, chunks one by one.
-      view = std::make_shared<const RawPayloadView>(bytes, h, name);
-      for (uint64_t c = view->chunk_count(); c-- > 0;) view->verify_chunk(c);
-      FUZZ_CHECK(view->all_verified());
-    }
     FilterFileContents contents = parse_filter_file(bytes, name);
     FUZZ_CHECK(contents.payload.size() * 8 == contents.header.payload_raw_bytes);
     FUZZ_CHECK(contents.file_bytes == bytes.size());
@@ -92,14 +138,7 @@ void try_load(std::span<const uint8_t> bytes) {
                           contents.payload.span().begin()));
 
     LoadedFilter f = make_filter(std::move(contents), name);
-    if (view) {  // queries through the lazy checks (all chunks already verified above)
-      f.raw = view;
-      uint64_t probe[8];
-      uint8_t found[8];
-      for (uint64_t i = 0; i < 8; ++i) probe[i] = i * 0xD1B54A32D192ED03ull;
-      filter_contains_hashes(f, probe, found);
-      for (size_t i = 0; i < 8; ++i) FUZZ_CHECK(found[i] == f.filter->contains_hash(probe[i]));
-    }
+    if (f.header.codec == PayloadCodec::kRawChunked) try_raw_reader(bytes, f);
     Normaliser::parse(f.header.normalisation, name);  // as query does; untrusted text too
     uint64_t hashes[64];
     uint8_t batch[64];

@@ -64,7 +64,7 @@ TEST_CASE("golden v1 files (1.0 zstd, 1.1 raw) still read identically", "[golden
     CHECK(XXH3_64bits(c.payload.data(), h.payload_raw_bytes) == g.payload_xxh3);
 
     const LoadedFilter f = load_filter(golden_path(g.name));
-    CHECK((f.raw != nullptr) == raw);  // raw files are mapped and verified lazily
+    CHECK((f.raw != nullptr) == raw);  // raw files are read a chunk at a time
     const Normaliser norm = Normaliser::parse(f.header.normalisation, g.name);
     NormScratch scratch;
     for (const std::string& key : keys) {
@@ -74,7 +74,8 @@ TEST_CASE("golden v1 files (1.0 zstd, 1.1 raw) still read identically", "[golden
       filter_contains_hashes(f, std::span<const uint64_t>(&hash, 1), &found);
       CHECK(found == 1);
     }
-    if (raw) CHECK(f.raw->all_verified());
+    // Every chunk a member probes was read once (and stays in the cache: these files are small).
+    if (raw) CHECK(f.raw->chunk_reads() == f.raw->resident_chunks());
   }
 }
 

@@ -167,7 +167,7 @@ TEST_CASE("a signed raw (codec 2) file is verified over every byte, then used in
   write_filter_file(path, h, f.words(), f.words().size() * 8, sign);
   const LoadedFilter loaded = load_verified_filter(path, public_of(*key));
   CHECK(loaded.header.codec == PayloadCodec::kRawChunked);
-  REQUIRE(loaded.raw);  // mapped, not copied
+  REQUIRE(loaded.raw);  // read a chunk at a time, not copied whole
   uint8_t found = 0;
   const uint64_t member = mix64(123);
   filter_contains_hashes(loaded, std::span<const uint64_t>(&member, 1), &found);

@@ -138,6 +138,9 @@ void for_each_payload_chunk(const std::string& path, const FilterHeader& expecte
 // Throws kLimitExceeded naming `path` when the decompressed payload would not fit in this
 // machine's memory.
 void check_payload_fits_memory(const FilterHeader& header, const std::string& path);
+// The same for a whole file image read into memory: the payload it decodes to and the stored
+// bytes (header included) must each fit the machine's memory before either is read.
+void check_image_fits_memory(const FilterHeader& header, const std::string& path);
 
 // Parses a header from bytes (used by the readers and the fuzz targets). `file_bytes` is the
 // length of the whole file.
