@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 mode=${1:-demo}
 packages=(cmake openssh-server rsync g++ make pkg-config libcli11-dev libfmt-dev libsimdjson-dev libzstd-dev zstd
           catch2 libxxhash-dev libsodium-dev groff-base man-db parallel time valgrind clang-14 libclang-rt-14-dev
-          dpkg-dev lintian zsh python3 strace
+          dpkg-dev lintian zsh python3 strace librsvg2-bin tmux
           zlib1g-dev libguava-java default-jdk-headless golang-github-dcso-bloom-cli)
 
 install_missing() {

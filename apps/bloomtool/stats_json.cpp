@@ -76,6 +76,7 @@ void write_json(JsonWriter& j, const Report& r, uint64_t probe_seed, const std::
     j.null();
   j.field("lower_bound_bits", s.lower_bound_bits);
   j.field("lower_bound_ratio", s.lower_bound_ratio);
+  write_growth_json(j, r);
   j.field("file_bytes", r.file_bytes);
   j.field("payload_stored_bytes", h.payload_stored_bytes);
   j.field("payload_raw_bytes", h.payload_raw_bytes);

@@ -260,19 +260,47 @@ FilterStats header_stats(const FilterHeader& header);
 BloomFill textbook_fill(const FilterHeader& header, uint64_t set_bits);
 void add_bloom_fill(FilterStats& s, const FilterHeader& header, const BloomFill& fill);
 void finish_stats(FilterStats& s, const FilterHeader& header);
+
+constexpr size_t kFillWindowWords = size_t{1} << 14;  // 128 KiB: both counters read it in cache
+
+uint64_t region_total(const RegionFill& r) {
+  uint64_t total = 0;
+  for (const uint64_t c : r.set_bits) total += c;
+  return total;
+}
+
+// The regions' test, its spread taken at the distinct keys the fill implies.
+void add_regions(FilterStats& s, const RegionFillCounter& regions) {
+  s.regions = regions.finish(s.distinct_from_fill.value_or(0.0));
+}
 }  // namespace
 
 FilterStats compute_stats(const FilterHeader& header, const Filter& filter) {
   FilterStats s = header_stats(header);
   if (const auto* scheme = dynamic_cast<const SchemeBloom*>(&filter);
       header.kind == FilterKind::kBloom && scheme != nullptr) {
-    add_bloom_fill(s, header, textbook_fill(header, scheme->set_bit_count()));
+    RegionFillCounter regions(header.m, header.k, false);
+    regions.add(scheme->words());
+    const RegionFill r = regions.finish(0);
+    add_bloom_fill(s, header, textbook_fill(header, region_total(r)));
+    add_regions(s, regions);
   } else if (header.kind == FilterKind::kBloom) {
     const auto* bloom = dynamic_cast<const BloomFilter*>(&filter);
     if (bloom == nullptr) {
       throw Error(ErrorCode::kInvalidArgument, "compute_stats: the filter is not a Bloom filter");
     }
-    add_bloom_fill(s, header, bloom_fill(*bloom));
+    // One pass over the bits, a window at a time, for the fill and the regions alike.
+    BloomFillCounter counter(bloom->bits(), bloom->k(), bloom->variant());
+    RegionFillCounter regions(bloom->bits(), bloom->k(),
+                              bloom->variant() == BloomVariant::kBlocked512);
+    const auto words = bloom->words();
+    for (size_t at = 0; at < words.size(); at += kFillWindowWords) {
+      const auto w = words.subspan(at, std::min(kFillWindowWords, words.size() - at));
+      counter.add(w);
+      regions.add(w);
+    }
+    add_bloom_fill(s, header, counter.finish());
+    add_regions(s, regions);
   }
   finish_stats(s, header);
   return s;
@@ -283,19 +311,26 @@ FilterStats compute_stats_streamed(const FilterHeader& header, const std::string
   const auto variant = static_cast<BloomVariant>(header.variant);
   const bool bloom = header.kind == FilterKind::kBloom;
   if (bloom && is_key_scheme(header.hash_id)) {  // the peers' schemes: the textbook model
-    uint64_t set_bits = 0;
-    for_each_payload_chunk(path, header, [&](uint64_t, std::span<const uint64_t> words) {
-      for (uint64_t w : words) set_bits += static_cast<uint64_t>(std::popcount(w));
-    });
-    add_bloom_fill(s, header, textbook_fill(header, set_bits));
+    RegionFillCounter regions(header.m, header.k, false);
+    for_each_payload_chunk(path, header,
+                           [&](uint64_t, std::span<const uint64_t> words) { regions.add(words); });
+    add_bloom_fill(s, header, textbook_fill(header, region_total(regions.finish(0))));
+    add_regions(s, regions);
     finish_stats(s, header);
     return s;
   }
   BloomFillCounter counter(header.m, header.k, variant);
+  std::optional<RegionFillCounter> regions;
+  if (bloom) regions.emplace(header.m, header.k, variant == BloomVariant::kBlocked512);
   for_each_payload_chunk(path, header, [&](uint64_t, std::span<const uint64_t> words) {
-    if (bloom) counter.add(words);
+    if (!bloom) return;
+    counter.add(words);
+    regions->add(words);
   });
-  if (bloom) add_bloom_fill(s, header, counter.finish());
+  if (bloom) {
+    add_bloom_fill(s, header, counter.finish());
+    add_regions(s, *regions);
+  }
   finish_stats(s, header);
   return s;
 }

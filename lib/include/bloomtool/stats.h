@@ -13,6 +13,7 @@
 #include "bloomtool/bloom.h"
 #include "bloomtool/filter.h"
 #include "bloomtool/filter_file.h"
+#include "bloomtool/region_fill.h"
 
 namespace bloomtool {
 
@@ -133,6 +134,9 @@ struct FilterStats {
   bool below_min_size = false;              // standard Bloom with m < model::min_standard_bits(k)
   std::optional<double> lower_bound_bits;   // distinct_keys * log2(1 / model_fpr)
   std::optional<double> lower_bound_ratio;  // filter_bits / lower_bound_bits
+  // Bloom: the set bits of each region and the chi-squared test of their uniformity
+  // (region_fill.h), counted in the same pass as the fill.
+  std::optional<RegionFill> regions;
 
   // The rate gates compare against when nothing was measured: the fill's rate when there is a
   // fill, else the model's.
