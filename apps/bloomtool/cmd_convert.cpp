@@ -12,6 +12,7 @@
 #include "bloomtool/scheme_bloom.h"
 #include "bloomtool/word_buffer.h"
 #include "common.h"
+#include "written_json.h"
 
 namespace bloomtool::cli {
 
@@ -48,7 +49,9 @@ int run_convert(const ConvertOptions& o) {
   const OutputArgs::Prepared out = o.out.prepare({o.input}, /*allow_in_place=*/true);
   options.write = out.write_options();
   const ConvertResult r = convert_filter(o.input, from, o.out.output, to, options);
-  if (!o.out.quiet) {
+  if (!o.out.quiet && o.out.json) {
+    print_convert_json(o.out, o.input, file_format_name(to), r);
+  } else if (!o.out.quiet) {
     if (to == FileFormat::kBloomtool) {
       fmt::print(stderr,
                  "bloomtool: wrote {}: {} filter, payload {}\n"
@@ -88,6 +91,7 @@ Command register_convert(CLI::App& root) {
   auto* no_gzip = app->add_flag("--no-gzip", o->no_gzip, "With --to dcso: write it plain");
   gzip->excludes(no_gzip);
   o->out.add_sign(*app);
+  o->out.add_json(*app);
   app->add_flag("-q,--quiet", o->out.quiet, "Print nothing but errors");
   return {app, [o] { return run_convert(*o); }};
 }
