@@ -46,7 +46,7 @@ struct KnownOption {
 std::vector<KnownOption> known_options(const CLI::App& app) {
   std::vector<KnownOption> out;
   for (const CLI::Option* opt : app.get_options()) {
-    const bool value = opt->get_type_size_max() > 0;
+    const bool value = opt->get_items_expected_max() > 0;  // flags expect no items
     for (const std::string& l : opt->get_lnames()) out.push_back({"--" + l, value});
     for (const std::string& s : opt->get_snames()) out.push_back({"-" + s, value});
   }
