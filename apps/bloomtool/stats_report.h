@@ -55,7 +55,7 @@ struct Report {
   std::optional<Measured> measured;
   std::vector<GateResult> gates;
   int64_t age_seconds = 0;
-  bool signature_verified = false;  // --verify-signature passed
+  bool signature_verified = false;   // --verify-signature passed
   std::optional<Headroom> headroom;  // Bloom filters (region_fill.h)
 
   bool gates_passed() const {
