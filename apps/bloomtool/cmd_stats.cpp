@@ -86,6 +86,8 @@ int run_stats(const StatsOptions& o) {
   if (!o.plot.empty() && o.filters.size() != 1) {
     throw Error(ErrorCode::kInvalidArgument, "--plot: draws one filter; give one file");
   }
+  // Before any reading: a missing directory, or the filter itself named as the picture.
+  if (!o.plot.empty()) for_flag("--plot", [&] { check_output_path(o.plot, o.filters); });
   std::optional<uint64_t> probes;
   if (!o.measure.empty()) {
     probes = parse_count(o.measure, "--measure");

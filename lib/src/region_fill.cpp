@@ -172,12 +172,13 @@ void RegionFillCounter::add(std::span<const uint64_t> words) {
 
 RegionFill RegionFillCounter::finish(double distinct) const {
   RegionFill r;
-  r.region_bits = region_words_ * 64;
+  const uint64_t stride = region_words_ * 64;
+  r.region_bits = std::min(stride, m_);  // one region smaller than the minimum: the filter
   r.set_bits = counts_;
   r.bits.resize(counts_.size());
   uint64_t total = 0;
   for (size_t i = 0; i < counts_.size(); ++i) {
-    r.bits[i] = std::min(m_, (i + 1) * r.region_bits) - i * r.region_bits;
+    r.bits[i] = std::min(m_, (i + 1) * stride) - i * stride;
     total += counts_[i];
   }
   const double m = static_cast<double>(m_);

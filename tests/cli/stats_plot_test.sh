@@ -97,6 +97,11 @@ expect_match "$OUT" "measured p +0\.0" "--plot measures the rate when no measure
 expect_match "$(head -c 200 std.svg)" '<svg xmlns="http://www.w3.org/2000/svg"' "an SVG document"
 run "$BT" stats fuse.xf --plot fuse.svg
 expect_rc 0 "stats --plot of an xor filter"
+cp std.bf self.bf
+run "$BT" stats self.bf --plot self.bf
+expect_rc 2 "--plot onto the filter read"
+expect_eq "$ERR" "bloomtool: --plot: self.bf: is both an input and the output; nothing written" "--plot onto the filter: message"
+expect_same_file self.bf std.bf "--plot onto the filter: the filter untouched"
 run "$BT" stats std.bf --plot /nonexistent-dir/x.svg
 expect_rc 2 "--plot into a missing directory"
 expect_one_error_line "--plot into a missing directory"
