@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # One-stop setup for a fresh Debian 12 machine (run as root, or with sudo available):
-#   tools/quickstart.sh demo   install what is missing, build, run the main job on testdata/
-#   tools/quickstart.sh test   install what is missing, then everything CI runs (.ci/run): release
+#   tools/quickstart.sh demo   install what building needs (build_packages below), build the
+#                              tool, run the main job on testdata/
+#   tools/quickstart.sh test   install what is missing (test_packages too), then everything CI
+#                              runs (.ci/run): release
 #                              build + whole ctest suite (valgrind smoke included), ASan+UBSan
 #                              build + whole suite, a ThreadSanitizer build of the C API's
 #                              concurrency check (tests/capi/tsan_threads.sh), each fuzz target for
@@ -12,10 +14,19 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 mode=${1:-demo}
-packages=(cmake openssh-server rsync g++ make pkg-config libcli11-dev libfmt-dev libsimdjson-dev libzstd-dev zstd
-          catch2 libxxhash-dev libsodium-dev groff-base man-db parallel time valgrind clang-14 libclang-rt-14-dev
-          dpkg-dev lintian zsh python3 strace
-          zlib1g-dev libguava-java default-jdk-headless golang-github-dcso-bloom-cli)
+# What building bloomtool (without its tests) and the demo need: the README's list.
+build_packages=(cmake g++ make pkg-config libcli11-dev libfmt-dev libsimdjson-dev libzstd-dev
+                libxxhash-dev libsodium-dev zlib1g-dev)
+# What the test suite and CI need besides: Catch2, the sanitizer and fuzzing compilers, valgrind,
+# the peers' tools (Guava on a JDK, DCSO's bloom), the ssh recipe, packaging checks, a renderer
+# for the stats --plot picture and tmux for the completion test.
+test_packages=(catch2 zstd openssh-server rsync groff-base man-db parallel time valgrind clang-14
+               libclang-rt-14-dev dpkg-dev lintian zsh python3 strace libguava-java
+               default-jdk-headless golang-github-dcso-bloom-cli librsvg2-bin tmux)
+packages=("${build_packages[@]}")
+case "$mode" in
+  test | test-release) packages+=("${test_packages[@]}") ;;
+esac
 
 install_missing() {
   local missing=()
@@ -30,9 +41,14 @@ install_missing() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
 }
 
-build() {
-  cmake --preset release >/dev/null
-  cmake --build --preset release
+build() {  # the demo builds the tool alone; the test modes the suite too
+  if [ "$mode" = demo ]; then
+    cmake --preset release -DBLOOMTOOL_TESTS=OFF >/dev/null
+    cmake --build --preset release --target bloomtool
+  else
+    cmake --preset release -DBLOOMTOOL_TESTS=ON >/dev/null
+    cmake --build --preset release
+  fi
 }
 
 demo() {

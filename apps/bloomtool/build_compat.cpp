@@ -10,6 +10,7 @@
 #include "bloomtool/stats.h"
 #include "common.h"
 #include "units_cli.h"
+#include "written_json.h"
 
 namespace bloomtool::cli {
 
@@ -75,6 +76,22 @@ void print_summary(const CompatArgs& c, const KeyBuildArgs& args, const CompatBu
   const bool dcso = plan.format == FileFormat::kDcso;
   const double m = static_cast<double>(h.m);
   const double n = r.distinct_from_fill;
+  if (args.out.json) {
+    const SchemeBloom& sf = static_cast<const SchemeBloom&>(*r.filter.filter);
+    WrittenFacts f;
+    f.command = "build";
+    f.header = &h;
+    f.file_bytes = file_bytes;
+    f.file_format = dcso ? "dcso" : "guava";
+    f.distinct_exact = false;
+    f.set_bits = sf.set_bit_count();
+    f.fill_fpr = model::bloom_fill_fpr(static_cast<double>(*f.set_bits), m, h.k);
+    if (!args.no_measure) {
+      f.measurement = quick_measurement(sf, 0, *f.fill_fpr);
+      f.expected_from = "fill";
+    }
+    return print_written_json(args.out, f);
+  }
   fmt::print(stderr,
              "bloomtool: wrote {}: {}\n"
              "{}"

@@ -11,6 +11,7 @@
 #include "build_compat.h"
 #include "common.h"
 #include "units_cli.h"
+#include "written_json.h"
 
 namespace bloomtool::cli {
 
@@ -57,6 +58,7 @@ BloomPlan make_plan(const BuildOptions& o) {
 
 void print_summary(const BuildOptions& o, const BloomBuild& r, const InputOptions& input_options,
                    uint64_t file_bytes) {
+  if (o.args.out.json) return print_bloom_build_json(o.args, r, file_bytes);
   const auto& h = r.header;
   const BloomVariant variant = r.filter->variant();
   const double m = static_cast<double>(h.m);

@@ -42,6 +42,9 @@ CommandInfo describe(const CLI::App& app) {
     if (opt->get_type_size_max() > 0) o.value_name = opt->get_type_name();
     o.repeatable = opt->get_items_expected_max() > 1;
     o.files = is_path_value(o.value_name);
+    o.filter = o.value_name == "FILTER";
+    if (!o.value_name.empty() && !opt->get_lnames().empty())
+      o.choices = value_choices(opt->get_lnames().front());
     if (opt->nonpositional()) {
       c.options.push_back(std::move(o));
     } else if (opt->get_positional()) {
@@ -49,6 +52,28 @@ CommandInfo describe(const CLI::App& app) {
     }
   }
   return c;
+}
+
+std::vector<std::string> value_choices(const std::string& long_name) {
+  if (long_name == "variant") return {"standard", "blocked"};
+  if (long_name == "input-format") return {"lines", "ndjson", "jsonl", "delimited", "tsv", "csv"};
+  if (long_name == "codec") return {"zstd", "raw"};
+  if (long_name == "normalize") return {"email", "phone", "url"};
+  if (long_name == "from" || long_name == "to") return {"bloomtool", "guava", "dcso"};
+  if (long_name == "compat") return {"guava", "dcso"};
+  if (long_name == "layout") return {"fuse", "xor"};
+  if (long_name == "fingerprint") return {"8", "16"};
+  if (long_name == "shell") return {"bash", "zsh"};
+  return {};
+}
+
+std::string bash_value_completion(const OptionInfo& o) {
+  if (!o.choices.empty())
+    return fmt::format("mapfile -t COMPREPLY < <(compgen -W '{}' -- \"$cur\")",
+                       join(o.choices, " "));
+  if (o.filter) return "_bloomtool_filters \"$cur\"";
+  if (o.files) return "_bloomtool_files \"$cur\"";
+  return ":";
 }
 
 std::vector<CommandInfo> subcommands(const CLI::App& root) {
@@ -89,8 +114,14 @@ std::string bash_script(const CLI::App& root) {
       "  compopt -o filenames 2>/dev/null\n"
       "  mapfile -t COMPREPLY < <(compgen -f -- \"$1\")\n"
       "}}\n\n"
+      "# Filter files: *.bf and *.xf and directories; any file when none matches.\n"
+      "_bloomtool_filters() {{\n"
+      "  compopt -o filenames 2>/dev/null\n"
+      "  mapfile -t COMPREPLY < <(compgen -f -X '!*.[bx]f' -- \"$1\"; compgen -d -- \"$1\")\n"
+      "  ((${{#COMPREPLY[@]}})) || mapfile -t COMPREPLY < <(compgen -f -- \"$1\")\n"
+      "}}\n\n"
       "_bloomtool() {{\n"
-      "  local cur=${{COMP_WORDS[COMP_CWORD]}} prev= cmd= i\n"
+      "  local cur=${{COMP_WORDS[COMP_CWORD]}} prev= cmd= i npos=0\n"
       "  ((COMP_CWORD > 0)) && prev=${{COMP_WORDS[COMP_CWORD - 1]}}\n"
       "  # --option=value: bash splits it at '='\n"
       "  if [[ $cur == = ]]; then\n"
@@ -105,6 +136,11 @@ std::string bash_script(const CLI::App& root) {
       "      *) cmd=${{COMP_WORDS[i]}}; break ;;\n"
       "    esac\n"
       "  done\n"
+      "  # Positionals before the word being completed (a word after an option that takes a value\n"
+      "  # counts too: close enough for choosing between a filter and a key file).\n"
+      "  for ((i = i + 1; i < COMP_CWORD; i++)); do\n"
+      "    [[ ${{COMP_WORDS[i]}} == -* || ${{COMP_WORDS[i]}} == = ]] || npos=$((npos + 1))\n"
+      "  done\n"
       "  case $cmd in\n"
       "    '')\n"
       "      if [[ $cur == -* ]]; then\n"
@@ -118,22 +154,31 @@ std::string bash_script(const CLI::App& root) {
     std::vector<std::string> all, path_valued, valued;
     names_by_kind(c, all, path_valued, valued);
     s += fmt::format("    {})\n      case $prev in\n", c.name);
-    if (!path_valued.empty())
-      s += fmt::format("        {}) _bloomtool_files \"$cur\"; return 0 ;;\n",
-                       join(path_valued, "|"));
-    if (!valued.empty()) s += fmt::format("        {}) return 0 ;;\n", join(valued, "|"));
+    for (const OptionInfo& o : c.options) {
+      if (o.value_name.empty()) continue;
+      s += fmt::format("        {}) {}; return 0 ;;\n", join(o.names, "|"),
+                       bash_value_completion(o));
+    }
     s += "      esac\n";
     if (c.positionals.empty()) {
       s += fmt::format("      mapfile -t COMPREPLY < <(compgen -W '{}' -- \"$cur\")\n",
                        join(all, " "));
     } else {
+      // The first positional's completion, then the next one's, the last repeating.
+      std::string by_position = "        case $npos in\n";
+      for (size_t i = 0; i < c.positionals.size(); ++i) {
+        const bool last = i + 1 == c.positionals.size();
+        by_position += fmt::format("          {}) {} ;;\n", last ? "*" : std::to_string(i),
+                                   bash_value_completion(c.positionals[i]));
+      }
+      by_position += "        esac\n";
       s += fmt::format(
           "      if [[ $cur == -* ]]; then\n"
           "        mapfile -t COMPREPLY < <(compgen -W '{}' -- \"$cur\")\n"
           "      else\n"
-          "        _bloomtool_files \"$cur\"\n"
+          "{}"
           "      fi\n",
-          join(all, " "));
+          join(all, " "), by_position);
     }
     s += "      ;;\n";
   }

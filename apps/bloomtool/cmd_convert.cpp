@@ -13,6 +13,7 @@
 #include "bloomtool/signature.h"
 #include "bloomtool/word_buffer.h"
 #include "common.h"
+#include "written_json.h"
 
 namespace bloomtool::cli {
 
@@ -64,7 +65,9 @@ int run_convert(const ConvertOptions& o) {
                        was, file_format_name(to)));
     }
   }
-  if (!o.out.quiet) {
+  if (!o.out.quiet && o.out.json) {
+    print_convert_json(o.out, o.input, file_format_name(to), r);
+  } else if (!o.out.quiet) {
     if (to == FileFormat::kBloomtool) {
       fmt::print(stderr,
                  "bloomtool: wrote {}: {} filter, payload {}\n"
@@ -104,6 +107,7 @@ Command register_convert(CLI::App& root) {
   auto* no_gzip = app->add_flag("--no-gzip", o->no_gzip, "With --to dcso: write it plain");
   gzip->excludes(no_gzip);
   o->out.add_sign(*app);
+  o->out.add_json(*app);
   app->add_flag("-q,--quiet", o->out.quiet, "Print nothing but errors");
   return {app, [o] { return run_convert(*o); }};
 }

@@ -6,8 +6,10 @@
 #include "bloomtool/bloom.h"
 #include "bloomtool/error.h"
 #include "bloomtool/merge.h"
+#include "bloomtool/stats.h"
 #include "common.h"
 #include "units_cli.h"
+#include "written_json.h"
 
 namespace bloomtool::cli {
 
@@ -31,6 +33,20 @@ int run_merge(const MergeOptions& o) {
   const auto& h = merged.header;
   return publish(o.out, out, h.distinct_estimate, merged, [&](uint64_t file_bytes) {
     const bool uni = op == MergeOp::kUnion;
+    // The rate these bits give, computed as `stats` computes it (exactly for small filters).
+    BloomFillCounter fill(h.m, h.k, static_cast<BloomVariant>(h.variant));
+    fill.add(merged.words.span());
+    const double fill_fpr = fill.finish().fpr;
+    if (o.out.json) {
+      WrittenFacts f;
+      f.command = uni ? "merge" : "merge --intersect";
+      f.header = &h;
+      f.file_bytes = file_bytes;
+      f.set_bits = merged.set_bits;
+      f.fill_fpr = fill_fpr;
+      f.inputs = o.filters;
+      return print_written_json(o.out, f);
+    }
     fmt::print(stderr,
                "bloomtool: wrote {}: {} of {} bloom ({}) filters\n"
                "  m               {}\n"
@@ -47,7 +63,7 @@ int run_merge(const MergeOptions& o) {
                100.0 * static_cast<double>(merged.set_bits) / static_cast<double>(h.m),
                h.lines_read, h.keys_added,
                uni ? "sum over the inputs: an upper bound" : "the smallest input's: an upper bound",
-               h.distinct_estimate, uni ? "" : "; approximate for an intersection", merged.fill_fpr,
+               h.distinct_estimate, uni ? "" : "; approximate for an intersection", fill_fpr,
                format_bytes(file_bytes), file_bytes);
   });
 }

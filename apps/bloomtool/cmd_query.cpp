@@ -13,6 +13,7 @@
 #include "bloomtool/key_stream.h"
 #include "bloomtool/signature.h"
 #include "common.h"
+#include "json_writer.h"
 #include "progress.h"
 #include "query_filters.h"
 
@@ -27,6 +28,7 @@ struct QueryOptions {
   bool all = false;
   bool which = false;
   bool count = false;
+  bool json = false;
   bool quiet = false;
   unsigned threads = 0;
   std::string trusted_key;  // public key file; default BLOOMTOOL_TRUSTED_KEY
@@ -88,6 +90,27 @@ auto with_filter_hint(const QueryFilters& q, const QueryFilterArgs& args, F&& re
   }
 }
 
+// query --count --json: one object with the field names of stats --json where they apply.
+std::string count_json(const std::vector<std::string>& filters, const QueryOptions& o,
+                       const InputStats& in, uint64_t matched) {
+  JsonWriter j;
+  j.begin_object();
+  j.field("command", "query");
+  j.key("filters").begin_array();
+  for (const std::string& f : filters) j.value(f);
+  j.end_array();
+  j.field("match", o.absent ? "absent" : "present");
+  j.field("all", o.all);
+  j.field("lines_read", in.lines);
+  j.field("empty_lines", in.empty_lines);
+  j.field("keys", in.keys);
+  j.field("empty_keys", in.empty_keys);
+  j.field("bad_lines", in.bad_lines);
+  j.field("matched", matched);
+  j.end_object();
+  return j.str();
+}
+
 int run_query(const QueryOptions& o) {
   InputOptions input_options = o.input.options();
   const QueryFilters q = resolve_query_filters(o.filters, o.input.inputs, o.which);
@@ -134,7 +157,10 @@ int run_query(const QueryOptions& o) {
         });
   });
   progress.finish();
-  if (o.count) out.line(std::to_string(matched));
+  if (o.count && o.json)
+    out.line(count_json(q.paths, o, in, matched));
+  else if (o.count)
+    out.line(std::to_string(matched));
   out.flush();
   if (!o.quiet) report_bad_lines(in);
   return matched != 0 ? kExitOk : kExitNegative;
@@ -167,6 +193,9 @@ Command register_query(CLI::App& root) {
   CLI::Option* quiet =
       app->add_flag("-q,--quiet", o->quiet,
                     "Print nothing (no progress, no warnings); exit 0 at the first match");
+  app->add_flag("--json", o->json,
+                "With --count: print the count as one JSON object (matched, keys, lines_read, ...)")
+      ->needs(count);
   // --count -q would stop at the first match and could only print 1: refused rather than wrong.
   count->excludes(quiet);
   // --which names the filters of printed records; --count and -q print none.

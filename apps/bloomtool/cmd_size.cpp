@@ -70,6 +70,29 @@ std::string describe_query(const SizeQuery& q) {
   return given;
 }
 
+// Where the Bloom rows' k came from: chosen (the best for the row's m and keys), or fixed by -k,
+// with the best k next to it.
+std::string k_note(const SizeQuery& q, const std::vector<SizeRow>& rows) {
+  std::string best;
+  for (const SizeRow& r : rows) {
+    if (r.unreachable || !r.k || (r.name != "standard" && r.name != "blocked")) continue;
+    const double m = static_cast<double>(r.bits), n = static_cast<double>(r.keys);
+    const uint32_t k =
+        r.name == "standard" ? model::bloom_optimal_k(m, n) : model::blocked_optimal_k(m, n);
+    best += fmt::format("{}{} {}", best.empty() ? "" : ", ", r.name, k);
+  }
+  if (best.empty()) return "";
+  if (q.k) {
+    return fmt::format(
+        "k = {} as given by -k: the p above is that k's; the best k for these m and n: {}\n", *q.k,
+        best);
+  }
+  return fmt::format(
+      "k: chosen by bloomtool, the best for these m and n ({}); -k K gives the p "
+      "of another\n",
+      best);
+}
+
 std::string human_table(const SizeQuery& q, const std::vector<SizeRow>& rows) {
   std::vector<std::vector<std::string>> cells = {
       {"filter", "keys", "bits", "bytes", "size", "bits/key", "k", "p"}};
@@ -105,6 +128,7 @@ std::string human_table(const SizeQuery& q, const std::vector<SizeRow>& rows) {
   if (any_unreachable)
     t += "unreachable: no size below 2^64 bits reaches this p with this layout\n";
   if (any_short) t += "! p above the requested rate: fixed at 2^-f by the fingerprint width\n";
+  t += k_note(q, rows);
   return t;
 }
 

@@ -35,6 +35,7 @@ struct StatsOptions {
   std::string negatives;
   std::string seed;
   std::string max_fpr, max_fill, min_keys, max_age;
+  std::string min_headroom, design_fpr, plot;
   bool verify = false;
   std::string verify_signature;  // public key file
   std::string max_key_bytes = std::to_string(kDefaultMaxKeyBytes);
@@ -78,11 +79,22 @@ int run_stats(const StatsOptions& o) {
   if (!o.min_keys.empty()) gates.min_keys = parse_count(o.min_keys, "--min-keys");
   if (!o.max_age.empty()) gates.max_age = parse_duration_seconds(o.max_age, "--max-age");
   gates.verify = o.verify;
+  if (!o.min_headroom.empty())
+    gates.min_headroom = parse_fraction(o.min_headroom, "--min-headroom");
+  std::optional<double> design_fpr;
+  if (!o.design_fpr.empty()) design_fpr = parse_probability(o.design_fpr, "--design-fpr");
+  if (!o.plot.empty() && o.filters.size() != 1) {
+    throw Error(ErrorCode::kInvalidArgument, "--plot: draws one filter; give one file");
+  }
+  // Before any reading: a missing directory, or the filter itself named as the picture.
+  if (!o.plot.empty()) for_flag("--plot", [&] { check_output_path(o.plot, o.filters); });
   std::optional<uint64_t> probes;
   if (!o.measure.empty()) {
     probes = parse_count(o.measure, "--measure");
     if (*probes == 0) throw Error(ErrorCode::kInvalidArgument, "--measure: must be at least 1");
   }
+  // The picture shows a measured rate: without one asked for, the quick measurement of build.
+  if (!o.plot.empty() && !probes && o.negatives.empty()) probes = kQuickProbes;
   const uint64_t probe_seed = parse_seed(o.seed);
   const FileFormat from = for_flag("--from", [&] { return parse_file_format(o.from); });
   InputArgs negatives_input;
@@ -143,6 +155,7 @@ int run_stats(const StatsOptions& o) {
     }
     r.header = std::move(loaded.header);
     r.signature_verified = trusted.has_value();
+    r.headroom = compute_headroom(r.header, static_cast<double>(r.stats.distinct_keys), design_fpr);
     r.file_bytes = loaded.file_bytes;
     if (__builtin_sub_overflow(now, r.header.created_unix, &r.age_seconds))
       r.age_seconds = r.header.created_unix < 0 ? INT64_MAX : INT64_MIN;
@@ -156,6 +169,7 @@ int run_stats(const StatsOptions& o) {
                             true};
     }
     evaluate_gates(r, gates);
+    if (!o.plot.empty()) write_plot_svg(o.plot, r);
     for (const GateResult& g : r.gates) {
       if (g.status != GateStatus::kFailed) continue;
       any_failed = true;
@@ -210,6 +224,16 @@ Command register_stats(CLI::App& root) {
       ->type_name("N");
   app->add_option("--max-age", o->max_age, "Gate: fail if the file was created longer ago (26h)")
       ->type_name("DURATION");
+  app->add_option("--min-headroom", o->min_headroom,
+                  "Gate: fail if the filter takes fewer than F more keys (25%) before its rate "
+                  "reaches the design rate")
+      ->type_name("F");
+  app->add_option("--design-fpr", o->design_fpr,
+                  "The rate the filter was built for (default: the design point of its m and k)")
+      ->type_name("P");
+  app->add_option("--plot", o->plot,
+                  "Draw rate vs keys and the fill of the regions as an SVG picture to FILE")
+      ->type_name("FILE.svg");
   app->add_flag("--verify", o->verify,
                 "Gate: fail if the header's counts disagree with the filter's bits");
   app->add_option("--verify-signature", o->verify_signature,

@@ -10,6 +10,7 @@
 #include "build_args.h"
 #include "common.h"
 #include "units_cli.h"
+#include "written_json.h"
 
 namespace bloomtool::cli {
 
@@ -47,6 +48,18 @@ const char* layout_title(XorLayout layout) {
 void print_summary(const XorBuildCliOptions& o, const XorBuild& r,
                    const InputOptions& input_options, uint64_t file_bytes) {
   const XorFilter& filter = *r.built.filter;
+  if (o.args.out.json) {
+    WrittenFacts f;
+    f.command = "xor-build";
+    f.header = &r.header;
+    f.file_bytes = file_bytes;
+    f.distinct_exact = true;
+    if (!o.args.no_measure) {
+      f.measurement = quick_measurement(filter, r.header.seed,
+                                        model::xor_fpr(filter.params().fingerprint_bits));
+    }
+    return print_written_json(o.args.out, f);
+  }
   const XorParams& p = filter.params();
   const double bits = static_cast<double>(p.slots) * p.fingerprint_bits;
   const std::string geometry =

@@ -15,7 +15,9 @@ struct OptionInfo {
   std::string description;
   std::string value_name;  // empty for a flag
   bool repeatable = false;
-  bool files = false;  // its value is a path
+  bool files = false;                // its value is a path
+  bool filter = false;               // its value is a filter file: *.bf and *.xf offered first
+  std::vector<std::string> choices;  // the values it takes, when they are a fixed few
 };
 
 struct CommandInfo {
@@ -27,6 +29,11 @@ struct CommandInfo {
 
 // One command (or the root) with its visible options and positionals.
 CommandInfo describe(const CLI::App& app);
+// The fixed values of an option ("--variant": standard, blocked), empty when free.
+std::vector<std::string> value_choices(const std::string& long_name);
+// The bash words that complete a value of `o`, for "$cur": a compgen of its choices, the filter
+// or the file completion, or nothing.
+std::string bash_value_completion(const OptionInfo& o);
 // The visible subcommands of `root` with their options and positionals.
 std::vector<CommandInfo> subcommands(const CLI::App& root);
 // `v` joined with `sep`.

@@ -21,6 +21,8 @@ std::string zsh_description(const std::string& text, bool in_brackets) {
   for (char ch : text) {
     if (ch == '\'') {
       out += "'\\''";
+    } else if (ch == '\\') {
+      out += "\\\\";  // _arguments and _describe take a backslash as an escape
     } else if (ch == '[') {
       out += '(';
     } else if (ch == ']') {
@@ -41,6 +43,14 @@ std::string lower(std::string s) {
     return ch == ':' ? '-' : static_cast<char>(std::tolower(ch));
   });
   return s;
+}
+
+// The action that completes a value: its choices, filter files, any file, or nothing.
+std::string zsh_action(const OptionInfo& o) {
+  if (!o.choices.empty()) return "(" + join(o.choices, " ") + ")";
+  if (o.filter) return "_files -g \"*.(bf|xf)(-.)\"";
+  if (o.files) return "_files";
+  return " ";
 }
 
 // One _arguments spec per option: '(-n --capacity)'{-n+,--capacity=}'[...]:n: '. `exclusive`
@@ -65,9 +75,7 @@ std::string zsh_option_spec(const OptionInfo& o, const std::string& exclusive = 
     spec += "'" + forms[0];
   }
   spec += "[" + zsh_description(o.description, true) + "]";
-  if (!o.value_name.empty()) {
-    spec += ":" + lower(o.value_name) + ":" + (o.files ? "_files" : " ");
-  }
+  if (!o.value_name.empty()) spec += ":" + lower(o.value_name) + ":" + zsh_action(o);
   return spec + "'";
 }
 
@@ -106,8 +114,7 @@ std::string zsh_script(const CLI::App& root) {
     int index = 1;
     for (const OptionInfo& p : c.positionals) {
       const std::string where = p.repeatable ? "*" : std::to_string(index++);
-      s += fmt::format("            '{}:{}:{}' \\\n", where, lower(p.value_name),
-                       p.files ? "_files" : " ");
+      s += fmt::format("            '{}:{}:{}' \\\n", where, lower(p.value_name), zsh_action(p));
     }
     s += "            && ret=0\n          ;;\n";
   }

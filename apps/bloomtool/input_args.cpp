@@ -41,9 +41,11 @@ void InputArgs::add_to(CLI::App& app, const char* inputs_help, bool normalisatio
                        ->type_name("C")
                        ->group(kInputGroup);
   column_opt_ = app.add_option("--column", column,
-                               "Column holding the key, from 1 (implies delimited; default 1)")
-                    ->type_name("N")
+                               "Column holding the key: a number from 1, or a name in the header "
+                               "line (implies delimited, and --header for a name; default 1)")
+                    ->type_name("N|NAME")
                     ->group(kInputGroup);
+  add_header_flag(app);
   app.add_flag("--skip-bad-lines", skip_bad_lines,
                "Skip and count records without a usable key (bad JSON, missing field, too few "
                "columns) instead of failing")
@@ -122,7 +124,10 @@ InputOptions InputArgs::options() const {
   }
   o.field = field;
   if (has_delimiter) o.delimiter = parse_delimiter(delimiter);
-  if (has_column) {
+  if (has_column && !column.empty() &&
+      column.find_first_not_of("0123456789") != std::string::npos) {
+    o.column_name = column;  // a name, looked up in each input's header
+  } else if (has_column) {
     const uint64_t c = parse_count(column, "--column");
     if (c == 0 || c > UINT32_MAX) {
       throw Error(ErrorCode::kInvalidArgument, "--column: must be between 1 and 4294967295");
@@ -130,6 +135,7 @@ InputOptions InputArgs::options() const {
     o.column = static_cast<uint32_t>(c);
   }
 
+  check_header_flag(o);
   o.skip_bad_lines = skip_bad_lines;
   if (!max_bad_lines.empty()) {
     o.max_bad_lines = parse_count(max_bad_lines, "--max-bad-lines");

@@ -23,6 +23,7 @@ struct InputArgs {
   std::string field;
   std::string delimiter;
   std::string column;
+  bool header = false;
   bool skip_bad_lines = false;
   std::string max_bad_lines;
   bool progress = false;
@@ -38,6 +39,9 @@ struct InputArgs {
   InputOptions options() const;
 
  private:
+  // --header (input_header.cpp): registered, and checked against the format parsed into `o`.
+  void add_header_flag(CLI::App& app);
+  void check_header_flag(InputOptions& o) const;
   CLI::Option* field_opt_ = nullptr;
   CLI::Option* delimiter_opt_ = nullptr;
   CLI::Option* column_opt_ = nullptr;

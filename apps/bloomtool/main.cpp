@@ -12,6 +12,7 @@
 #include "bloomtool/error.h"
 #include "bloomtool/version.h"
 #include "common.h"
+#include "suggest.h"
 #include "usage.h"
 
 namespace {
@@ -69,7 +70,19 @@ int main(int argc, char** argv) {
   commands.push_back(register_completions(app));
   add_value_checks(app);
 
-  const std::vector<std::string> args(argv + 1, argv + argc);
+  std::vector<std::string> args(argv + 1, argv + argc);
+  // `bloomtool help [COMMAND]`, and unknown names caught (with a suggestion) before the parser
+  // could report a misspelt option as the required one it was meant to be (suggest.h).
+  try {
+    args = rewrite_help_command(app, args);
+  } catch (const Error& e) {
+    warn(e.what());
+    return kExitError;
+  }
+  if (const auto unknown = unknown_name_error(app, args)) {
+    warn(*unknown);
+    return kExitError;
+  }
   std::vector<std::string> to_parse = args;
   // The command's name is the first argument that is not an option (the root has only flags).
   const auto name = std::find_if(to_parse.begin(), to_parse.end(),

@@ -124,7 +124,14 @@ void OutputArgs::add_to(CLI::App& app, const char* label_help, const char* quiet
       ->type_name("TIME");
   guard.add_to(app);
   add_sign(app);
+  add_json(app);
   app.add_flag("-q,--quiet", quiet, quiet_help);
+}
+
+void OutputArgs::add_json(CLI::App& app) {
+  app.add_flag("--json", json,
+               "Print the summary as one JSON object (stats --json's field names) on stdout, or "
+               "on stderr with -o -");
 }
 
 void OutputArgs::add_sign(CLI::App& app) {

@@ -52,13 +52,16 @@ struct OutputArgs {
   std::string created;
   std::string sign;  // secret key file
   bool quiet = false;
+  bool json = false;  // --json: the summary as one JSON object (written_json.h)
   ShrinkGuardArgs guard;
 
   // Registers -o (required) and --codec.
   void add_output(CLI::App& app);
+  // Registers --json.
+  void add_json(CLI::App& app);
   // Registers --sign and the trust footer of --help.
   void add_sign(CLI::App& app);
-  // Registers --label, --created, --min-keys, --max-shrink, --sign and -q.
+  // Registers --label, --created, --min-keys, --max-shrink, --sign, --json and -q.
   void add_to(CLI::App& app, const char* label_help, const char* quiet_help);
 
   struct Prepared {

@@ -115,6 +115,7 @@ void evaluate_gates(Report& r, const Gates& gates) {
     r.gates.push_back(g);
   }
   if (gates.verify) r.gates.push_back(verify_gate(r));
+  if (gates.min_headroom) r.gates.push_back(headroom_gate(r, *gates.min_headroom));
 }
 
 const char* status_name(GateStatus s) {

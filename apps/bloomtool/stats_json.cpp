@@ -87,6 +87,7 @@ void write_json(JsonWriter& j, const Report& r, uint64_t probe_seed, const std::
   const bool bound = s.lower_bound_bits && s.lower_bound_ratio && *s.lower_bound_bits >= 0.5;
   j.field("lower_bound_bits", bound ? s.lower_bound_bits : std::nullopt);
   j.field("lower_bound_ratio", bound ? s.lower_bound_ratio : std::nullopt);
+  write_growth_json(j, r);
   j.field("file_bytes", r.file_bytes);
   j.field("payload_stored_bytes", h.payload_stored_bytes);
   j.field("payload_raw_bytes", h.payload_raw_bytes);

@@ -188,6 +188,7 @@ void print_human(StdoutWriter& out, const Report& r, bool first) {
     row(r.measured->from_negatives ? "measured p (neg)" : "measured p",
         describe_measurement(r.measured->m, s.fill_fpr ? "fill p" : "model"));
   }
+  t += growth_rows(r);
   for (const GateResult& g : r.gates) {
     row(std::string("gate ") + g.option,
         fmt::format(

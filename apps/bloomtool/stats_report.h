@@ -22,6 +22,7 @@ struct Gates {
   std::optional<uint64_t> min_keys;
   std::optional<uint64_t> max_age;
   bool verify = false;
+  std::optional<double> min_headroom;  // a fraction: 0.25 for 25%
 };
 
 enum class GateStatus { kPassed, kFailed, kNotApplicable };
@@ -54,7 +55,8 @@ struct Report {
   std::optional<Measured> measured;
   std::vector<GateResult> gates;
   int64_t age_seconds = 0;
-  bool signature_verified = false;  // --verify-signature passed
+  bool signature_verified = false;   // --verify-signature passed
+  std::optional<Headroom> headroom;  // Bloom filters (region_fill.h)
 
   bool gates_passed() const {
     for (const GateResult& g : gates)
@@ -71,6 +73,21 @@ const char* status_name(GateStatus s);
 std::optional<std::string> variant_name(const FilterHeader& h);
 // The text report of one file (a blank line before every file but the first).
 void print_human(StdoutWriter& out, const Report& r, bool first);
+// Below this p-value the region test calls the set bits unevenly spread.
+inline constexpr double kUniformityAlpha = 0.001;
+// "uniform", "uneven", "not_applicable".
+const char* uniformity_verdict(const RegionFill& g);
+// The text rows on region fill, uniformity and headroom (stats_growth.cpp).
+std::string growth_rows(const Report& r);
+// The "regions" and "headroom" members of the JSON object.
+void write_growth_json(JsonWriter& j, const Report& r);
+// --min-headroom.
+GateResult headroom_gate(const Report& r, double min_headroom);
+// The picture of `stats --plot` (stats_plot.cpp): written atomically to `path`.
+void write_plot_svg(const std::string& path, const Report& r);
+// The SVG text of that picture.
+std::string plot_svg(const Report& r);
+
 // The JSON object of one file.
 void write_json(JsonWriter& j, const Report& r, uint64_t probe_seed, const std::string& negatives);
 

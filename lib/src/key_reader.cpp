@@ -73,8 +73,12 @@ std::string input_options_text(const InputOptions& o) {
       break;
     case InputFormat::kDelimited:
     case InputFormat::kCsv:
-      out += ";delimiter=" + percent_encode(std::string_view(&o.delimiter, 1)) +
-             ";column=" + std::to_string(o.column);
+      out += ";delimiter=" + percent_encode(std::string_view(&o.delimiter, 1));
+      if (!o.column_name.empty())
+        out += ";column_name=" + percent_encode(o.column_name);
+      else
+        out += ";column=" + std::to_string(o.column);
+      if (o.header || !o.column_name.empty()) out += ";header=1";
       break;
   }
   return out;
@@ -104,6 +108,10 @@ std::string describe_input_options(std::string_view text) {
         out += ", delimiter " + describe_delimiter(value);
       } else if (name == "column") {
         out += ", column " + std::string(value);
+      } else if (name == "column_name" && percent_decode(value, decoded)) {
+        out += ", column '" + decoded + "'";
+      } else if (name == "header" && value == "1") {
+        out += ", first line a header";
       } else {
         return std::string(text);
       }
@@ -172,7 +180,9 @@ void KeyReader::restart(const LineRange& range) {
 std::vector<LineRange> plan_line_ranges(const std::vector<std::string>& inputs,
                                         const InputOptions& options, unsigned parts,
                                         uint64_t min_bytes) {
-  if (parts < 2 || inputs.empty() || options.skip_bad_lines) return {};
+  // A column chosen by name is found in each file's header, which only the first piece holds.
+  if (parts < 2 || inputs.empty() || options.skip_bad_lines || !options.column_name.empty())
+    return {};
   std::vector<LineRange> ranges;
   std::vector<char> buf(64 * 1024);
   for (const std::string& path : inputs) {
@@ -267,6 +277,8 @@ bool KeyReader::open_next_input() {
   begin_ = end_ = 0;
   eof_ = false;
   at_input_start_ = !range_ || range_->begin == 0;  // a byte-order mark can only start a file
+  header_pending_ = at_input_start_ && (options_.header || !options_.column_name.empty());
+  column_ = options_.column;
   line_no_ = 0;
   return true;
 }
@@ -352,6 +364,11 @@ bool KeyReader::next_records(KeyBatch& batch) {
     if (line.size() > limit) {
       throw Error(ErrorCode::kLimitExceeded, line_too_long(name_, line_no_, limit, lines_format));
     }
+    if (header_pending_) {
+      header_pending_ = false;
+      take_header(line);
+      continue;
+    }
     if (line.empty()) {
       ++stats_.empty_lines;
       continue;
@@ -379,7 +396,7 @@ void KeyReader::add_record(std::string_view line, KeyBatch& batch) {
       break;
     case InputFormat::kDelimited:
     case InputFormat::kCsv:
-      result = delimited_field(line, options_.delimiter, options_.column,
+      result = delimited_field(line, options_.delimiter, column_,
                                options_.format == InputFormat::kCsv, field_scratch_, key, reason);
       break;
   }
@@ -404,6 +421,27 @@ void KeyReader::add_record(std::string_view line, KeyBatch& batch) {
   }
   batch.keys.push_back(key);
   batch.records.push_back(line);
+}
+
+// The header line of an input: skipped; with a column name, the key's column in this input.
+void KeyReader::take_header(std::string_view line) {
+  if (options_.column_name.empty()) return;
+  const bool quoted = options_.format == InputFormat::kCsv;
+  std::string scratch, reason;
+  for (uint32_t c = 1;; ++c) {
+    std::string_view name;
+    if (delimited_field(line, options_.delimiter, c, quoted, scratch, name, reason) ==
+        FieldResult::kBad)
+      break;
+    if (name == options_.column_name) {
+      column_ = c;
+      return;
+    }
+    if (c == UINT32_MAX) break;
+  }
+  throw Error(ErrorCode::kBadInput, name_ + ": line " + std::to_string(line_no_) +
+                                        ": the header has no column named '" +
+                                        options_.column_name + "'");
 }
 
 void KeyReader::bad_line(const std::string& reason) {

@@ -263,6 +263,19 @@ FilterStats header_stats(const FilterHeader& header);
 BloomFill textbook_fill(const FilterHeader& header, uint64_t set_bits);
 void add_bloom_fill(FilterStats& s, const FilterHeader& header, const BloomFill& fill);
 void finish_stats(FilterStats& s, const FilterHeader& header);
+
+constexpr size_t kFillWindowWords = size_t{1} << 14;  // 128 KiB: both counters read it in cache
+
+uint64_t region_total(const RegionFill& r) {
+  uint64_t total = 0;
+  for (const uint64_t c : r.set_bits) total += c;
+  return total;
+}
+
+// The regions' test, its spread taken at the distinct keys the fill implies.
+void add_regions(FilterStats& s, const RegionFillCounter& regions) {
+  s.regions = regions.finish(s.distinct_from_fill.value_or(0.0));
+}
 }  // namespace
 
 FilterStats compute_stats(const FilterHeader& header, const Filter& filter) {
@@ -271,15 +284,31 @@ FilterStats compute_stats(const FilterHeader& header, const Filter& filter) {
       header.kind == FilterKind::kBloom && scheme != nullptr) {
     const uint64_t reach = scheme_reachable_bits(header.hash_id, header.m);
     const auto words = scheme->words();
-    const uint64_t in_reach = count_set_bits(words.data(), static_cast<size_t>((reach + 63) / 64));
+    const auto reach_words = static_cast<size_t>((reach + 63) / 64);
+    const uint64_t in_reach = count_set_bits(words.data(), reach_words);
     s.unreachable_set_bits = scheme->set_bit_count() - in_reach;
     add_bloom_fill(s, header, textbook_fill(header, in_reach));
+    // The regions cover the bits the scheme can reach, as the fill does.
+    RegionFillCounter regions(reach, header.k, false);
+    regions.add(words.first(reach_words));
+    add_regions(s, regions);
   } else if (header.kind == FilterKind::kBloom) {
     const auto* bloom = dynamic_cast<const BloomFilter*>(&filter);
     if (bloom == nullptr) {
       throw Error(ErrorCode::kInvalidArgument, "compute_stats: the filter is not a Bloom filter");
     }
-    add_bloom_fill(s, header, bloom_fill(*bloom));
+    // One pass over the bits, a window at a time, for the fill and the regions alike.
+    BloomFillCounter counter(bloom->bits(), bloom->k(), bloom->variant());
+    RegionFillCounter regions(bloom->bits(), bloom->k(),
+                              bloom->variant() == BloomVariant::kBlocked512);
+    const auto words = bloom->words();
+    for (size_t at = 0; at < words.size(); at += kFillWindowWords) {
+      const auto w = words.subspan(at, std::min(kFillWindowWords, words.size() - at));
+      counter.add(w);
+      regions.add(w);
+    }
+    add_bloom_fill(s, header, counter.finish());
+    add_regions(s, regions);
   }
   finish_stats(s, header);
   return s;
@@ -290,24 +319,36 @@ FilterStats compute_stats_streamed(const FilterHeader& header, const std::string
   const auto variant = static_cast<BloomVariant>(header.variant);
   const bool bloom = header.kind == FilterKind::kBloom;
   if (bloom && is_key_scheme(header.hash_id)) {  // the peers' schemes: the textbook model
-    const uint64_t reach_words = (scheme_reachable_bits(header.hash_id, header.m) + 63) / 64;
+    const uint64_t reach = scheme_reachable_bits(header.hash_id, header.m);
+    const uint64_t reach_words = (reach + 63) / 64;
+    RegionFillCounter regions(reach, header.k, false);  // over the reachable bits, as the fill
     uint64_t set_bits = 0, outside = 0;
     for_each_payload_chunk(path, header, [&](uint64_t first, std::span<const uint64_t> words) {
+      const uint64_t inside =
+          first >= reach_words ? 0 : std::min<uint64_t>(words.size(), reach_words - first);
+      regions.add(words.first(static_cast<size_t>(inside)));
       for (uint64_t i = 0; i < words.size(); ++i) {
-        (first + i < reach_words ? set_bits : outside) +=
-            static_cast<uint64_t>(std::popcount(words[i]));
+        (i < inside ? set_bits : outside) += static_cast<uint64_t>(std::popcount(words[i]));
       }
     });
     s.unreachable_set_bits = outside;
     add_bloom_fill(s, header, textbook_fill(header, set_bits));
+    add_regions(s, regions);
     finish_stats(s, header);
     return s;
   }
   BloomFillCounter counter(header.m, header.k, variant);
+  std::optional<RegionFillCounter> regions;
+  if (bloom) regions.emplace(header.m, header.k, variant == BloomVariant::kBlocked512);
   for_each_payload_chunk(path, header, [&](uint64_t, std::span<const uint64_t> words) {
-    if (bloom) counter.add(words);
+    if (!bloom) return;
+    counter.add(words);
+    regions->add(words);
   });
-  if (bloom) add_bloom_fill(s, header, counter.finish());
+  if (bloom) {
+    add_bloom_fill(s, header, counter.finish());
+    add_regions(s, *regions);
+  }
   finish_stats(s, header);
   return s;
 }

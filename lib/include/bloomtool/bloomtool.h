@@ -34,6 +34,7 @@
 #include "bloomtool/output_target.h"
 #include "bloomtool/raw_payload.h"
 #include "bloomtool/reader.h"
+#include "bloomtool/region_fill.h"
 #include "bloomtool/signature.h"
 #include "bloomtool/scheme_bloom.h"
 #include "bloomtool/size_calc.h"

@@ -37,6 +37,11 @@ struct InputOptions {
   std::string field;      // kNdjson: RFC 6901 JSON pointer; "" is the whole value
   char delimiter = '\t';  // kDelimited, kCsv
   uint32_t column = 1;    // kDelimited, kCsv: 1-based
+  // kDelimited, kCsv: the first record of each input is a header, not a key. With column_name
+  // the key is the column of that name in each input's header (exact match, CSV quotes removed;
+  // the first of equal names); `column` is then unused.
+  bool header = false;
+  std::string column_name;  // implies header
   // Bad records (malformed JSON, missing field, too few columns) are counted and skipped instead
   // of being an error; more than max_bad_lines of them is still an error.
   bool skip_bad_lines = false;
@@ -173,6 +178,9 @@ class KeyReader {
   size_t end_ = 0;    // one past the last valid byte
   bool eof_ = false;
   bool at_input_start_ = false;
+  bool header_pending_ = false;  // the next line is the input's header (InputOptions::header)
+  uint32_t column_ = 1;          // the key's column in this input
+  void take_header(std::string_view line);
   uint64_t line_no_ = 0;   // line number within the current input
   uint64_t raw_done_ = 0;  // raw bytes of the inputs already closed
   bool plain_ = true;      // lines format without normalisation: every line is its own key

@@ -13,6 +13,7 @@
 #include "bloomtool/bloom.h"
 #include "bloomtool/filter.h"
 #include "bloomtool/filter_file.h"
+#include "bloomtool/region_fill.h"
 
 namespace bloomtool {
 
@@ -142,6 +143,9 @@ struct FilterStats {
   // power-of-two m. Then model_fpr and fill_fpr understate the real rate; only a measurement
   // tells it.
   std::string model_breaks;
+  // Bloom: the set bits of each region and the chi-squared test of their uniformity
+  // (region_fill.h), counted in the same pass as the fill.
+  std::optional<RegionFill> regions;
 
   // The rate gates compare against when nothing was measured: the fill's rate when there is a
   // fill, else the model's.
