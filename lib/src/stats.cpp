@@ -266,12 +266,6 @@ void finish_stats(FilterStats& s, const FilterHeader& header);
 
 constexpr size_t kFillWindowWords = size_t{1} << 14;  // 128 KiB: both counters read it in cache
 
-uint64_t region_total(const RegionFill& r) {
-  uint64_t total = 0;
-  for (const uint64_t c : r.set_bits) total += c;
-  return total;
-}
-
 // The regions' test, its spread taken at the distinct keys the fill implies.
 void add_regions(FilterStats& s, const RegionFillCounter& regions) {
   s.regions = regions.finish(s.distinct_from_fill.value_or(0.0));
