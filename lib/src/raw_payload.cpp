@@ -17,6 +17,7 @@
 #include <cerrno>
 
 #include "bloomtool/error.h"
+#include "bloomtool/word_buffer.h"
 #include "byte_order.h"
 #include "checksum.h"
 #include "file_reader.h"
@@ -310,6 +311,15 @@ void RawPayloadView::load_all() const {
   if (all_resident()) return;
   std::lock_guard<std::mutex> lock(mu_);
   if (whole_) return;
+  // Every chunk stays resident from here on: the machine must be able to hold the payload, or
+  // the reader fails with a message instead of being killed for memory once the pages are read.
+  uint64_t missing = 0;
+  for (uint64_t c = 0; c < chunks_; ++c) missing += resident_.count(c) == 0 ? 1 : 0;
+  try {
+    check_memory_available(missing * header_.raw_chunk_bytes, "the whole raw payload");
+  } catch (const MemoryLimitError& e) {
+    throw MemoryLimitError(ErrorCode::kLimitExceeded, path_ + ": " + e.what());
+  }
   whole_ = true;  // nothing is evicted from now on; pins other threads hold keep working
   try {
     for (uint64_t c = 0; c < chunks_; ++c) {
