@@ -7,7 +7,7 @@
 #                              build + whole ctest suite (valgrind smoke included), ASan+UBSan
 #                              build + whole suite, a ThreadSanitizer build of the C API's
 #                              concurrency check (tests/capi/tsan_threads.sh), each fuzz target for
-#                              BLOOMTOOL_FUZZ_SECONDS (default 20; 0 skips fuzzing). About 18 min
+#                              BLOOMTOOL_FUZZ_SECONDS (default 15; 0 skips fuzzing). About 18 min
 #                              on 2 cores from a clean clone.
 #   tools/quickstart.sh test-release   the quick loop: release build + whole ctest suite only
 set -euo pipefail
@@ -79,7 +79,7 @@ run_tests() {
 }
 
 run_ci() {
-  local start=$SECONDS fuzz_seconds=${BLOOMTOOL_FUZZ_SECONDS:-20}
+  local start=$SECONDS fuzz_seconds=${BLOOMTOOL_FUZZ_SECONDS:-15}
   run_tests
   stage "asan: build" cmake --build --preset asan
   stage "asan: ctest" ctest --preset asan -j2
