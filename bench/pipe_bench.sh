@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Keys through a pipe, zstd and gzip, against the pipe's own floor (the same producer into
-# `wc -l`) and against the minimal read + split + hash + insert loop (bench/minimal_build.cpp) fed by the same pipe. Each group is
-# one bench/pipe_alternate.sh run (commands in turn, round after round; ratios per round).
+# `wc -l`) and against the minimal read + split + hash + insert loop (bench/minimal_build.cpp)
+# fed by the same pipe. Each group is one bench/pipe_alternate.sh run (commands in turn, round
+# after round; ratios per round).
 #
 #   bench/pipe_bench.sh           10M URL keys (plain, .zst, .gz), queries, 10^8 generated keys
 #   bench/pipe_bench.sh --100m    also 100M URL keys from a file through cat (about 6 GiB)
