@@ -14,6 +14,16 @@
 
 namespace bloomtool::cli {
 
+void write_measured_rate(JsonWriter& j, const FprMeasurement& m) {
+  j.field("probes", m.probes);
+  j.field("false_positives", m.false_positives);
+  j.field("rate", m.rate);
+  j.field("ci95_low", m.ci95.low);
+  j.field("ci95_high", m.ci95.high);
+  j.field("ci999_low", m.ci999.low);
+  j.field("ci999_high", m.ci999.high);
+}
+
 void write_json(JsonWriter& j, const Report& r, uint64_t probe_seed, const std::string& negatives) {
   j.begin_object();
   j.field("path", r.path);
@@ -134,13 +144,7 @@ void write_json(JsonWriter& j, const Report& r, uint64_t probe_seed, const std::
       j.null();
     else
       j.value(probe_seed);
-    j.field("probes", m.probes);
-    j.field("false_positives", m.false_positives);
-    j.field("rate", m.rate);
-    j.field("ci95_low", m.ci95.low);
-    j.field("ci95_high", m.ci95.high);
-    j.field("ci999_low", m.ci999.low);
-    j.field("ci999_high", m.ci999.high);
+    write_measured_rate(j, m);
     j.field("model_fpr", s.model_fpr);
     j.field("expected_fpr", m.expected_fpr);
     j.field("expected_from", s.fill_fpr ? "fill" : "model");

@@ -90,5 +90,8 @@ std::string plot_svg(const Report& r);
 
 // The JSON object of one file.
 void write_json(JsonWriter& j, const Report& r, uint64_t probe_seed, const std::string& negatives);
+// A measurement's counts, rate and intervals as members of the open object (stats --json and the
+// summaries of the commands that write a filter share these names).
+void write_measured_rate(JsonWriter& j, const FprMeasurement& m);
 
 }  // namespace bloomtool::cli

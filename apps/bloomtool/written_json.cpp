@@ -105,13 +105,7 @@ void print_written_json(const OutputArgs& out, const WrittenFacts& f) {
     j.field("source", "generated");
     j.key("negatives_file").null();
     j.field("seed", kDefaultProbeSeed);
-    j.field("probes", m.probes);
-    j.field("false_positives", m.false_positives);
-    j.field("rate", m.rate);
-    j.field("ci95_low", m.ci95.low);
-    j.field("ci95_high", m.ci95.high);
-    j.field("ci999_low", m.ci999.low);
-    j.field("ci999_high", m.ci999.high);
+    write_measured_rate(j, m);
     j.field("model_fpr", model_fpr);
     j.field("expected_fpr", m.expected_fpr);
     j.field("expected_from", f.expected_from);

@@ -60,3 +60,18 @@ finish() {
   [ "$FAILURES" -eq 0 ]
   exit $?
 }
+
+# base_without CMD NAME...: the words of ${base[CMD]} (an associative array the test declares: a
+# command's base arguments) without each option NAME and the value after it, one per line.
+base_without() {
+  local -a words
+  read -ra words <<<"${base[$1]}"
+  shift
+  local i=0 out=()
+  while [ $i -lt ${#words[@]} ]; do
+    local w=${words[$i]} skip=0
+    for n in "$@"; do [ "$w" = "$n" ] && skip=1; done
+    if [ $skip -eq 1 ]; then i=$((i + 2)); else out+=("$w"); i=$((i + 1)); fi
+  done
+  printf '%s\n' "${out[@]}"
+}

@@ -14,19 +14,6 @@ declare -A base=(
   [build]="-o out.bf $TESTDATA/urls-10k.txt" [xor-build]="-o out.bf $TESTDATA/urls-10k.txt"
   [query]="f.bf $TESTDATA/urls-10k.txt" [merge]="-o out.bf f.bf f.bf" [stats]="f.bf"
   [size]="-n 1000 -p 1%")
-# base_without CMD NAME...: the command's base arguments without an option NAME and its value.
-base_without() {
-  local -a words
-  read -ra words <<<"${base[$1]}"
-  shift
-  local i=0 out=()
-  while [ $i -lt ${#words[@]} ]; do
-    local w=${words[$i]} skip=0
-    for n in "$@"; do [ "$w" = "$n" ] && skip=1; done
-    if [ $skip -eq 1 ]; then i=$((i + 2)); else out+=("$w"); i=$((i + 1)); fi
-  done
-  printf '%s\n' "${out[@]}"
-}
 tested=0
 for cmd in "${commands[@]}"; do
   # Option lines look like "  -n,--capacity N   help" or "  --max-fpr P   help".
