@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "checksum.h"
+#include "base/checksum.h"
 
 int main(int argc, char** argv) {
   const size_t bytes = (argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 256) << 20;

@@ -29,14 +29,14 @@
 #include <tuple>
 #include <vector>
 
-#include "bloom_positions.h"
-#include "bloomtool/batch_pipeline.h"
-#include "bloomtool/bloom.h"
-#include "bloomtool/bloom_build.h"
-#include "bloomtool/hash.h"
-#include "bloomtool/key_stream.h"
-#include "bloomtool/model.h"
-#include "parallel_insert.h"
+#include "filters/bloom_positions.h"
+#include "keys/batch_pipeline.h"
+#include "filters/bloom.h"
+#include "filters/bloom_build.h"
+#include "keys/hash.h"
+#include "keys/key_stream.h"
+#include "model/model.h"
+#include "filters/parallel_insert.h"
 
 using namespace bloomtool;
 

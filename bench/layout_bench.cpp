@@ -25,10 +25,10 @@
 #include <cstdlib>
 #include <vector>
 
-#include "bloomtool/bloom.h"
-#include "bloomtool/hash.h"
-#include "bloomtool/model.h"
-#include "bloomtool/word_buffer.h"
+#include "filters/bloom.h"
+#include "keys/hash.h"
+#include "model/model.h"
+#include "base/word_buffer.h"
 
 using namespace bloomtool;
 

@@ -22,8 +22,8 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "bloomtool/bloom_build.h"
-#include "bloomtool/hash.h"
+#include "filters/bloom_build.h"
+#include "keys/hash.h"
 
 using bloomtool::mix64;
 using bloomtool::reduce64;

@@ -15,7 +15,7 @@
 #include <cstring>
 #include <vector>
 
-#include "bloomtool/hash.h"
+#include "keys/hash.h"
 
 using bloomtool::mix64;
 using bloomtool::reduce64;

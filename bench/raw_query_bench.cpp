@@ -28,9 +28,9 @@
 #include <vector>
 
 #include "bloomtool/error.h"
-#include "bloomtool/filter_file.h"
-#include "bloomtool/hash.h"
-#include "bloomtool/load_filter.h"
+#include "format/filter_file.h"
+#include "keys/hash.h"
+#include "api/load_filter.h"
 
 namespace {
 

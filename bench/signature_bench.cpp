@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
-#include "bloomtool/bloom.h"
-#include "bloomtool/bloom_build.h"
-#include "bloomtool/hash.h"
-#include "bloomtool/load_filter.h"
-#include "bloomtool/signature.h"
+#include "filters/bloom.h"
+#include "filters/bloom_build.h"
+#include "keys/hash.h"
+#include "api/load_filter.h"
+#include "format/signature.h"
 
 using namespace bloomtool;
 

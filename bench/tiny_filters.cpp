@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "bloomtool/bloom.h"
-#include "bloomtool/filter_file.h"
-#include "bloomtool/hash.h"
-#include "bloomtool/model.h"
-#include "bloomtool/stats.h"
+#include "filters/bloom.h"
+#include "format/filter_file.h"
+#include "keys/hash.h"
+#include "model/model.h"
+#include "analysis/stats.h"
 
 using namespace bloomtool;
 

@@ -6,10 +6,10 @@
 #include <cstdlib>
 #include <string>
 
-#include "bloomtool/bloom.h"
-#include "bloomtool/hash.h"
-#include "bloomtool/model.h"
-#include "bloomtool/stats.h"
+#include "filters/bloom.h"
+#include "keys/hash.h"
+#include "model/model.h"
+#include "analysis/stats.h"
 
 using namespace bloomtool;
 

@@ -25,8 +25,8 @@
 #include <string>
 #include <vector>
 
-#include "bloomtool/hash.h"
-#include "bloomtool/xor_filter.h"
+#include "keys/hash.h"
+#include "filters/xor_filter.h"
 
 using namespace bloomtool;
 using Clock = std::chrono::steady_clock;

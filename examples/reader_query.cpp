@@ -1,7 +1,7 @@
 // A C++ service's view: open a filter file once with bloomtool::Reader, then ask about keys as
 // `bloomtool query` would (each key normalised as the file says). Link bloomtool::bloomtool.
 //   reader_query FILTER KEY...   prints "KEY: maybe present|absent" per key, then the facts
-#include <bloomtool/reader.h>
+#include "api/reader.h"
 
 #include <array>
 #include <cstdint>

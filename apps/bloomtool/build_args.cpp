@@ -6,9 +6,9 @@
 #include <charconv>
 
 #include "bloomtool/error.h"
-#include "bloomtool/scheme_bloom.h"
-#include "bloomtool/signature.h"
-#include "bloomtool/stats.h"
+#include "filters/scheme_bloom.h"
+#include "format/signature.h"
+#include "analysis/stats.h"
 
 namespace bloomtool::cli {
 

@@ -9,9 +9,9 @@
 #include <string>
 #include <string_view>
 
-#include "bloomtool/filter.h"
-#include "bloomtool/filter_file.h"
-#include "bloomtool/key_stream.h"
+#include "filters/filter.h"
+#include "format/filter_file.h"
+#include "keys/key_stream.h"
 #include "input_args.h"
 #include "output_args.h"
 #include "progress.h"

@@ -4,9 +4,9 @@
 // distinct count decides the size, and the requested p holds for input of any length.
 #include <memory>
 
-#include "bloomtool/bloom_build.h"
+#include "filters/bloom_build.h"
 #include "bloomtool/error.h"
-#include "bloomtool/stats.h"
+#include "analysis/stats.h"
 #include "build_args.h"
 #include "build_compat.h"
 #include "common.h"

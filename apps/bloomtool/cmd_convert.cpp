@@ -7,11 +7,11 @@
 
 #include <memory>
 
-#include "bloomtool/convert.h"
+#include "api/convert.h"
 #include "bloomtool/error.h"
-#include "bloomtool/scheme_bloom.h"
-#include "bloomtool/signature.h"
-#include "bloomtool/word_buffer.h"
+#include "filters/scheme_bloom.h"
+#include "format/signature.h"
+#include "base/word_buffer.h"
 #include "common.h"
 #include "written_json.h"
 

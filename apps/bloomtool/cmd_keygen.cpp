@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "bloomtool/error.h"
-#include "bloomtool/signature.h"
+#include "format/signature.h"
 #include "common.h"
 
 namespace bloomtool::cli {

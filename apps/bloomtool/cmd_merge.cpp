@@ -3,10 +3,10 @@
 // filters built from parts of a key set is bit for bit the filter of the whole set.
 #include <memory>
 
-#include "bloomtool/bloom.h"
+#include "filters/bloom.h"
 #include "bloomtool/error.h"
-#include "bloomtool/merge.h"
-#include "bloomtool/stats.h"
+#include "api/merge.h"
+#include "analysis/stats.h"
 #include "common.h"
 #include "units_cli.h"
 #include "written_json.h"

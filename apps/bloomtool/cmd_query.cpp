@@ -8,10 +8,10 @@
 #include <memory>
 
 #include "bloomtool/error.h"
-#include "bloomtool/filter_set.h"
-#include "bloomtool/foreign_format.h"
-#include "bloomtool/key_stream.h"
-#include "bloomtool/signature.h"
+#include "api/filter_set.h"
+#include "interop/foreign_format.h"
+#include "keys/key_stream.h"
+#include "format/signature.h"
 #include "common.h"
 #include "json_writer.h"
 #include "progress.h"

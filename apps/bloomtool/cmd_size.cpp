@@ -4,11 +4,11 @@
 #include <memory>
 #include <optional>
 
-#include "bloomtool/compat_build.h"
+#include "interop/compat_build.h"
 #include "bloomtool/error.h"
-#include "bloomtool/model.h"
-#include "bloomtool/scheme_bloom.h"
-#include "bloomtool/size_calc.h"
+#include "model/model.h"
+#include "filters/scheme_bloom.h"
+#include "model/size_calc.h"
 #include "common.h"
 #include "json_writer.h"
 #include "units_cli.h"

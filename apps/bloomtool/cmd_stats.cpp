@@ -10,14 +10,14 @@
 #include <memory>
 #include <optional>
 
-#include "bloomtool/bloom.h"
+#include "filters/bloom.h"
 #include "bloomtool/error.h"
-#include "bloomtool/foreign_format.h"
-#include "bloomtool/load_filter.h"
-#include "bloomtool/measure_keys.h"
-#include "bloomtool/normalise.h"
-#include "bloomtool/signature.h"
-#include "bloomtool/stats.h"
+#include "interop/foreign_format.h"
+#include "api/load_filter.h"
+#include "analysis/measure_keys.h"
+#include "keys/normalise.h"
+#include "format/signature.h"
+#include "analysis/stats.h"
 #include "common.h"
 #include "json_writer.h"
 #include "stats_report.h"

@@ -5,8 +5,8 @@
 #include <memory>
 
 #include "bloomtool/error.h"
-#include "bloomtool/model.h"
-#include "bloomtool/xor_build.h"
+#include "model/model.h"
+#include "filters/xor_build.h"
 #include "build_args.h"
 #include "common.h"
 #include "units_cli.h"

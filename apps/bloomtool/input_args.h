@@ -9,8 +9,8 @@
 
 #include <memory>
 
-#include "bloomtool/key_reader.h"
-#include "bloomtool/key_stream.h"
+#include "keys/key_reader.h"
+#include "keys/key_stream.h"
 
 namespace bloomtool::cli {
 

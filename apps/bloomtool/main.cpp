@@ -8,7 +8,7 @@
 #include <cstring>
 #include <new>
 
-#include "bloomtool/atomic_file.h"
+#include "format/atomic_file.h"
 #include "bloomtool/error.h"
 #include "bloomtool/version.h"
 #include "common.h"

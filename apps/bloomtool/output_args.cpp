@@ -12,8 +12,8 @@
 #include <fmt/format.h>
 
 #include "bloomtool/error.h"
-#include "bloomtool/filter_file.h"
-#include "bloomtool/output_target.h"
+#include "format/filter_file.h"
+#include "format/output_target.h"
 #include "common.h"
 #include "units_cli.h"
 

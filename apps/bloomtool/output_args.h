@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "bloomtool/build_header.h"
-#include "bloomtool/filter_file.h"
-#include "bloomtool/signature.h"
+#include "format/build_header.h"
+#include "format/filter_file.h"
+#include "format/signature.h"
 
 namespace bloomtool::cli {
 

@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "bloomtool/key_stream.h"
+#include "keys/key_stream.h"
 
 namespace bloomtool::cli {
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "bloomtool/load_filter.h"
+#include "api/load_filter.h"
 
 namespace bloomtool::cli {
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "bloomtool/atomic_file.h"
-#include "bloomtool/stats.h"
+#include "format/atomic_file.h"
+#include "analysis/stats.h"
 #include "stats_report.h"
 
 namespace bloomtool::cli {

@@ -4,11 +4,11 @@
 
 #include <cmath>
 
-#include "bloomtool/bloom.h"
-#include "bloomtool/hash.h"
-#include "bloomtool/model.h"
-#include "bloomtool/scheme_bloom.h"
-#include "bloomtool/signature.h"
+#include "filters/bloom.h"
+#include "keys/hash.h"
+#include "model/model.h"
+#include "filters/scheme_bloom.h"
+#include "format/signature.h"
 #include "stats_report.h"
 #include "units_cli.h"
 

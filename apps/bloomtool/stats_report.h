@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "bloomtool/error.h"
-#include "bloomtool/filter_file.h"
-#include "bloomtool/stats.h"
+#include "format/filter_file.h"
+#include "analysis/stats.h"
 #include "common.h"
 #include "json_writer.h"
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "bloomtool/word_buffer.h"
+#include "base/word_buffer.h"
 
 namespace bloomtool {
 

@@ -5,7 +5,7 @@
 
 #include <cstdio>
 
-#include "bloomtool/hash.h"
+#include "keys/hash.h"
 #include "json_writer.h"
 #include "stats_report.h"
 #include "stdout_writer.h"

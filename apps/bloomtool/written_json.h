@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "bloomtool/bloom_build.h"
-#include "bloomtool/convert.h"
-#include "bloomtool/filter.h"
-#include "bloomtool/filter_file.h"
-#include "bloomtool/stats.h"
+#include "filters/bloom_build.h"
+#include "api/convert.h"
+#include "filters/filter.h"
+#include "format/filter_file.h"
+#include "analysis/stats.h"
 #include "build_args.h"
 #include "output_args.h"
 

@@ -17,11 +17,11 @@
 
 #include <xxhash.h>
 
-#include "bloomtool/bloom.h"
-#include "bloomtool/filter_file.h"
-#include "bloomtool/hash.h"
-#include "bloomtool/signature.h"
-#include "byte_order.h"
+#include "filters/bloom.h"
+#include "format/filter_file.h"
+#include "keys/hash.h"
+#include "format/signature.h"
+#include "base/byte_order.h"
 
 namespace {
 

@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "bloomtool/filter_file.h"
-#include "bloomtool/raw_payload.h"
-#include "byte_order.h"
-#include "checksum.h"
+#include "format/filter_file.h"
+#include "format/raw_payload.h"
+#include "base/byte_order.h"
+#include "base/checksum.h"
 
 int main(int argc, char** argv) {
   using namespace bloomtool;

@@ -16,11 +16,11 @@
 #include <cstdint>
 #include <vector>
 
-#include "bloomtool/filter_file.h"
-#include "bloomtool/load_filter.h"
-#include "bloomtool/normalise.h"
-#include "bloomtool/raw_payload.h"
-#include "byte_order.h"
+#include "format/filter_file.h"
+#include "api/load_filter.h"
+#include "keys/normalise.h"
+#include "format/raw_payload.h"
+#include "base/byte_order.h"
 #include "fuzz_util.h"
 
 namespace {

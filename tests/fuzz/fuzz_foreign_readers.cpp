@@ -15,13 +15,13 @@
 #include <string>
 #include <vector>
 
-#include "bloomtool/convert.h"
-#include "bloomtool/dcso_bloom.h"
-#include "bloomtool/foreign_format.h"
-#include "bloomtool/guava_bloom.h"
-#include "bloomtool/load_filter.h"
+#include "api/convert.h"
+#include "interop/dcso_bloom.h"
+#include "interop/foreign_format.h"
+#include "interop/guava_bloom.h"
+#include "api/load_filter.h"
 #include "fuzz_util.h"
-#include "interop_io.h"
+#include "interop/interop_io.h"
 
 namespace {
 

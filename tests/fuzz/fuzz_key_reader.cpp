@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "bloomtool/key_reader.h"
-#include "bloomtool/normalise.h"
-#include "byte_source.h"
+#include "keys/key_reader.h"
+#include "keys/normalise.h"
+#include "keys/byte_source.h"
 #include "fuzz_util.h"
 
 namespace {

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "bloomtool/bloom.h"
-#include "bloomtool/hash.h"
-#include "bloomtool/key_reader.h"
-#include "bloomtool/xor_filter.h"
+#include "filters/bloom.h"
+#include "keys/hash.h"
+#include "keys/key_reader.h"
+#include "filters/xor_filter.h"
 #include "fuzz_util.h"
 
 namespace {

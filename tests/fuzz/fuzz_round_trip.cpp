@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "bloomtool/bloom.h"
-#include "bloomtool/filter_file.h"
-#include "bloomtool/hash.h"
-#include "bloomtool/load_filter.h"
-#include "bloomtool/xor_filter.h"
+#include "filters/bloom.h"
+#include "format/filter_file.h"
+#include "keys/hash.h"
+#include "api/load_filter.h"
+#include "filters/xor_filter.h"
 #include "fuzz_util.h"
 
 namespace {

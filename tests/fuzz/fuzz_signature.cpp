@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "bloomtool/signature.h"
+#include "format/signature.h"
 #include "fuzz_util.h"
 
 namespace {

@@ -19,10 +19,10 @@
 #include <string_view>
 #include <vector>
 
-#include "bloomtool/dcso_bloom.h"
+#include "interop/dcso_bloom.h"
 #include "bloomtool/error.h"
-#include "bloomtool/guava_bloom.h"
-#include "interop_io.h"  // lib/src: the same file reader the library uses
+#include "interop/guava_bloom.h"
+#include "interop/interop_io.h"  // lib/src: the same file reader the library uses
 
 using namespace bloomtool;
 

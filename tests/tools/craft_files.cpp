@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "byte_order.h"
+#include "base/byte_order.h"
 
 namespace {
 

@@ -13,9 +13,9 @@
 #include <fstream>
 #include <string>
 
-#include "bloomtool/atomic_file.h"
+#include "format/atomic_file.h"
 #include "bloomtool/error.h"
-#include "bloomtool/output_target.h"
+#include "format/output_target.h"
 
 using namespace bloomtool;
 namespace fs = std::filesystem;

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "bloomtool/error.h"
-#include "bloomtool/load_filter.h"
-#include "bloomtool/normalise.h"
+#include "api/load_filter.h"
+#include "keys/normalise.h"
 
 using namespace bloomtool;
 

@@ -1,4 +1,4 @@
-#include "bloomtool/batch_pipeline.h"
+#include "keys/batch_pipeline.h"
 
 #include <catch2/catch.hpp>
 
@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "bloomtool/error.h"
-#include "bloomtool/hash.h"
-#include "bloomtool/key_reader.h"
+#include "keys/hash.h"
+#include "keys/key_reader.h"
 #include "temp_dir.h"
 
 using namespace bloomtool;

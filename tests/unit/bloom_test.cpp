@@ -2,9 +2,9 @@
 
 #include <bit>
 
-#include "bloomtool/bloom.h"
-#include "bloomtool/hash.h"
-#include "bloomtool/model.h"
+#include "filters/bloom.h"
+#include "keys/hash.h"
+#include "model/model.h"
 #include "test_util.h"
 
 using namespace bloomtool;

@@ -1,4 +1,4 @@
-#include "byte_source.h"
+#include "keys/byte_source.h"
 
 #include <catch2/catch.hpp>
 
@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "bloomtool/error.h"
-#include "bloomtool/hash.h"
-#include "bloomtool/key_reader.h"
+#include "keys/hash.h"
+#include "keys/key_reader.h"
 #include "temp_dir.h"
 
 using namespace bloomtool;

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "bloomtool/error.h"
-#include "bloomtool/load_filter.h"
-#include "bloomtool/merge.h"
+#include "api/load_filter.h"
+#include "api/merge.h"
 #include "golden_files.h"
 
 using namespace bloomtool;

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "bloomtool/dcso_bloom.h"
+#include "interop/dcso_bloom.h"
 #include "bloomtool/error.h"
 #include "temp_dir.h"
 

@@ -11,13 +11,13 @@
 #include <utility>
 #include <vector>
 
-#include "bloomtool/dcso_bloom.h"
+#include "interop/dcso_bloom.h"
 #include "bloomtool/error.h"
-#include "bloomtool/foreign_format.h"
-#include "bloomtool/guava_bloom.h"
-#include "bloomtool/model.h"
-#include "bloomtool/scheme_bloom.h"
-#include "bloomtool/stats.h"
+#include "interop/foreign_format.h"
+#include "interop/guava_bloom.h"
+#include "model/model.h"
+#include "filters/scheme_bloom.h"
+#include "analysis/stats.h"
 #include "temp_dir.h"
 
 using namespace bloomtool;

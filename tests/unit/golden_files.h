@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "bloomtool/filter_file.h"
+#include "format/filter_file.h"
 
 namespace bloomtool::test {
 

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "bloomtool/hash.h"
-#include "bloomtool/load_filter.h"
-#include "bloomtool/normalise.h"
+#include "keys/hash.h"
+#include "api/load_filter.h"
+#include "keys/normalise.h"
 #include "golden_files.h"
 
 using namespace bloomtool;

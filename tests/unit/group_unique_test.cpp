@@ -9,8 +9,8 @@
 #include <unordered_set>
 #include <vector>
 
-#include "bloomtool/hash.h"
-#include "bloomtool/hash_sort.h"
+#include "keys/hash.h"
+#include "keys/hash_sort.h"
 
 using namespace bloomtool;
 

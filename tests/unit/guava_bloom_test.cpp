@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "bloomtool/error.h"
-#include "bloomtool/guava_bloom.h"
+#include "interop/guava_bloom.h"
 #include "temp_dir.h"
 
 using namespace bloomtool;

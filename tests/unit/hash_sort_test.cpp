@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "bloomtool/hash.h"
-#include "bloomtool/hash_sort.h"
+#include "keys/hash.h"
+#include "keys/hash_sort.h"
 
 using namespace bloomtool;
 

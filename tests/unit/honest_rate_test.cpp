@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "bloomtool/bloom.h"
-#include "bloomtool/hash.h"
-#include "bloomtool/model.h"
-#include "bloomtool/stats.h"
+#include "filters/bloom.h"
+#include "keys/hash.h"
+#include "model/model.h"
+#include "analysis/stats.h"
 #include "test_util.h"
 
 using namespace bloomtool;

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "bloomtool/interop_hash.h"
+#include "filters/interop_hash.h"
 
 using namespace bloomtool;
 

@@ -6,8 +6,8 @@
 #include <fstream>
 
 #include "bloomtool/error.h"
-#include "bloomtool/key_reader.h"
-#include "record_fields.h"
+#include "keys/key_reader.h"
+#include "keys/record_fields.h"
 
 using namespace bloomtool;
 

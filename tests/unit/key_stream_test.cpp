@@ -1,6 +1,6 @@
 // KeyStream hands out each key with hash_key(key, seed), on every path: one thread, a reader
 // feeding workers (whose batch slots are reused), threads reading ranges, in order or not.
-#include "bloomtool/key_stream.h"
+#include "keys/key_stream.h"
 
 #include <catch2/catch.hpp>
 
@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "bloomtool/hash.h"
-#include "bloomtool/key_reader.h"
+#include "keys/hash.h"
+#include "keys/key_reader.h"
 #include "temp_dir.h"
 
 using namespace bloomtool;

@@ -8,11 +8,11 @@
 #include <fstream>
 #include <random>
 
-#include "bloomtool/bloom.h"
+#include "filters/bloom.h"
 #include "bloomtool/error.h"
-#include "bloomtool/filter_file.h"
-#include "bloomtool/hash.h"
-#include "bloomtool/merge.h"
+#include "format/filter_file.h"
+#include "keys/hash.h"
+#include "api/merge.h"
 #include "test_util.h"
 
 using namespace bloomtool;

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <cstring>
 
-#include "bloomtool/index_model.h"
-#include "bloomtool/model.h"
+#include "model/index_model.h"
+#include "model/model.h"
 
 using namespace bloomtool::model;
 

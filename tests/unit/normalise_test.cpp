@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "bloomtool/error.h"
-#include "bloomtool/normalise.h"
+#include "keys/normalise.h"
 
 using namespace bloomtool;
 

@@ -7,9 +7,9 @@
 #include <thread>
 #include <vector>
 
-#include "bloomtool/bloom.h"
-#include "bloomtool/hash.h"
-#include "parallel_insert.h"
+#include "filters/bloom.h"
+#include "keys/hash.h"
+#include "filters/parallel_insert.h"
 
 using namespace bloomtool;
 

@@ -8,11 +8,11 @@
 #include <cstring>
 #include <vector>
 
-#include "bloomtool/bloom.h"
-#include "bloomtool/filter_file.h"
-#include "bloomtool/hash.h"
-#include "bloomtool/model.h"
-#include "payload_literals.h"
+#include "filters/bloom.h"
+#include "format/filter_file.h"
+#include "keys/hash.h"
+#include "model/model.h"
+#include "format/payload_literals.h"
 
 using namespace bloomtool;
 

@@ -4,9 +4,9 @@
 #include <vector>
 
 #include "bloomtool/error.h"
-#include "bloomtool/hash.h"
-#include "bloomtool/region_fill.h"
-#include "bloomtool/stats.h"
+#include "keys/hash.h"
+#include "analysis/region_fill.h"
+#include "analysis/stats.h"
 
 using namespace bloomtool;
 

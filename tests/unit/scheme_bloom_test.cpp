@@ -12,17 +12,17 @@
 #include <string>
 #include <vector>
 
-#include "bloomtool/convert.h"
-#include "bloomtool/dcso_bloom.h"
+#include "api/convert.h"
+#include "interop/dcso_bloom.h"
 #include "bloomtool/error.h"
-#include "bloomtool/filter_file.h"
-#include "bloomtool/foreign_format.h"
-#include "bloomtool/guava_bloom.h"
-#include "bloomtool/hash.h"
-#include "bloomtool/load_filter.h"
-#include "bloomtool/scheme_bloom.h"
-#include "fast_mod.h"
-#include "interop_io.h"
+#include "format/filter_file.h"
+#include "interop/foreign_format.h"
+#include "interop/guava_bloom.h"
+#include "keys/hash.h"
+#include "api/load_filter.h"
+#include "filters/scheme_bloom.h"
+#include "base/fast_mod.h"
+#include "interop/interop_io.h"
 #include "temp_dir.h"
 
 using namespace bloomtool;

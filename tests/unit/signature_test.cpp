@@ -13,12 +13,12 @@
 #include <string>
 #include <vector>
 
-#include "bloomtool/bloom.h"
+#include "filters/bloom.h"
 #include "bloomtool/error.h"
-#include "bloomtool/hash.h"
-#include "bloomtool/load_filter.h"
-#include "bloomtool/signature.h"
-#include "byte_order.h"
+#include "keys/hash.h"
+#include "api/load_filter.h"
+#include "format/signature.h"
+#include "base/byte_order.h"
 #include "golden_files.h"
 #include "temp_dir.h"
 

@@ -3,8 +3,8 @@
 #include <cmath>
 
 #include "bloomtool/error.h"
-#include "bloomtool/model.h"
-#include "bloomtool/size_calc.h"
+#include "model/model.h"
+#include "model/size_calc.h"
 
 using namespace bloomtool;
 

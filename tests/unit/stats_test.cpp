@@ -5,12 +5,12 @@
 #include <cmath>
 #include <set>
 
-#include "bloomtool/bloom.h"
+#include "filters/bloom.h"
 #include "bloomtool/error.h"
-#include "bloomtool/hash.h"
-#include "bloomtool/index_model.h"
-#include "bloomtool/model.h"
-#include "bloomtool/stats.h"
+#include "keys/hash.h"
+#include "model/index_model.h"
+#include "model/model.h"
+#include "analysis/stats.h"
 #include "test_util.h"
 
 using namespace bloomtool;

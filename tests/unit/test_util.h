@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "bloomtool/filter.h"
-#include "bloomtool/hash.h"
+#include "filters/filter.h"
+#include "keys/hash.h"
 
 namespace bloomtool::test {
 

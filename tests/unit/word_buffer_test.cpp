@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "bloomtool/word_buffer.h"
+#include "base/word_buffer.h"
 
 using namespace bloomtool;
 

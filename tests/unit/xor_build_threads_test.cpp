@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <vector>
 
-#include "bloomtool/hash.h"
-#include "bloomtool/word_buffer.h"
-#include "bloomtool/xor_filter.h"
+#include "keys/hash.h"
+#include "base/word_buffer.h"
+#include "filters/xor_filter.h"
 
 using namespace bloomtool;
 

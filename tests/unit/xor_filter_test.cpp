@@ -8,11 +8,11 @@
 #include <string>
 
 #include "bloomtool/error.h"
-#include "bloomtool/filter_file.h"
-#include "bloomtool/hash.h"
-#include "bloomtool/load_filter.h"
-#include "bloomtool/model.h"
-#include "bloomtool/xor_filter.h"
+#include "format/filter_file.h"
+#include "keys/hash.h"
+#include "api/load_filter.h"
+#include "model/model.h"
+#include "filters/xor_filter.h"
 #include "test_util.h"
 
 using namespace bloomtool;

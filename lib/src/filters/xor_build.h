@@ -1,0 +1,31 @@
+// Building a binary fuse or xor filter from a key stream: every key's hash is collected (in a
+// mapped buffer that grows without copying), then build_xor_filter makes the filter of the
+// distinct hashes.
+#pragma once
+
+#include <string>
+
+#include "format/build_header.h"
+#include "keys/key_stream.h"
+#include "filters/xor_filter.h"
+
+namespace bloomtool {
+
+// A built xor or binary fuse filter, not yet written.
+struct XorBuild {
+  XorBuildResult built;  // the filter, distinct hashes, duplicates and attempts
+  FilterHeader header;   // complete but for the payload fields
+  InputStats input;      // what the key stream read
+
+  // Writes the filter to `path` atomically ("-": standard output), signed if `options` say so;
+  // returns the bytes written.
+  uint64_t write(const std::string& path, const WriteOptions& options = {});
+};
+
+// Reads every key of `keys` and builds the filter. Throws what build_xor_filter throws
+// (XorConstructionError when no seed works) and the stream's input errors. Deterministic: the same
+// keys give the same filter for any thread count.
+XorBuild build_xor(KeyStream& keys, const XorBuildOptions& options,
+                   const BuildProvenance& provenance);
+
+}  // namespace bloomtool

@@ -1,0 +1,54 @@
+// Xor and binary fuse filters from a key stream: each thread appends its batches' hashes to its
+// own mapped buffer (together the same set, in an order that does not change the filter); the
+// buffers go to build_xor_filter as they are (grouping reads them in place, so they are never
+// joined into one array), which runs on as many threads as the stream.
+#include <algorithm>
+
+#include "base/word_buffer.h"
+#include "filters/xor_build.h"
+
+namespace bloomtool {
+
+namespace {
+
+// Appends n hashes to buf, which holds `used` of them; the buffer doubles by moving pages.
+void append(WordBuffer& buf, size_t& used, const uint64_t* h, size_t n) {
+  if (used + n > buf.size())
+    buf.resize(std::max<size_t>({2 * buf.size(), used + n, size_t{1} << 18}));
+  std::copy(h, h + n, buf.data() + used);
+  used += n;
+}
+
+}  // namespace
+
+uint64_t XorBuild::write(const std::string& path, const WriteOptions& options) {
+  const XorFilter& f = *built.filter;
+  return write_filter_file(path, header, f.words(), f.words().size() * 8, options);
+}
+
+XorBuild build_xor(KeyStream& keys, const XorBuildOptions& options,
+                   const BuildProvenance& provenance) {
+  XorBuild r;
+  const unsigned threads = keys.threads();
+  std::vector<WordBuffer> parts(threads);
+  std::vector<size_t> used(threads, 0);
+  r.input = keys.for_each([&](const HashedBatch& b) {
+    append(parts[b.thread], used[b.thread], b.hashes.data(), b.hashes.size());
+  });
+  XorBuildOptions o = options;
+  o.threads = threads;
+  r.built = build_xor_filter(parts, used, o);
+  parts.clear();
+  const XorParams& p = r.built.filter->params();
+  BuildFacts facts;
+  facts.kind = xor_filter_kind(options.layout);
+  facts.seed = keys.seed();
+  facts.m = p.slots;
+  facts.k = p.fingerprint_bits;
+  facts.kind_params = p.kind_params();
+  facts.distinct = r.built.distinct;
+  r.header = make_filter_header(facts, r.input, keys.input_options(), provenance);
+  return r;
+}
+
+}  // namespace bloomtool

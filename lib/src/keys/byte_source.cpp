@@ -1,0 +1,451 @@
+// File-descriptor, zstd and gzip byte sources. An input is classified by its first bytes,
+// whatever it is called: zstd (28 B5 2F FD; concatenated frames are read in order) and gzip (1F 8B;
+// concatenated members are read in order, each one's CRC-32 and length checked) are decompressed
+// as they are read, with bounded buffers; a stream that ends inside a frame or member is reported
+// as truncated instead of being read as a short input. Other compressed formats (xz, bzip2, lz4)
+// and filter files (bloomtool's magic; a DCSO header; a Guava header that matches the file's size)
+// are refused, also when a zstd or gzip stream decompresses to them.
+#include "keys/byte_source.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+
+#include "bloomtool/error.h"
+#include "keys/key_reader.h"
+
+namespace bloomtool {
+
+namespace {
+
+constexpr unsigned char kZstdMagic[4] = {0x28, 0xB5, 0x2F, 0xFD};
+
+class FdSource final : public ByteSource {
+ public:
+  FdSource(const std::string& path, std::string name) : name_(std::move(name)) {
+    if (path == "-") {
+      fd_ = STDIN_FILENO;
+      owns_ = false;
+    } else {
+      fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd_ < 0) throw_io_error(name_, errno);
+      posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
+    }
+  }
+  ~FdSource() override {
+    if (owns_) ::close(fd_);
+  }
+  size_t read(char* dst, size_t cap) override { return read_fd(dst, cap); }
+  uint64_t raw_bytes_read() const noexcept override { return total_; }
+  // The bytes left to read when the descriptor is a regular file (stdin redirected from one
+  // included), else nothing.
+  std::optional<uint64_t> size() const {
+    struct stat st;
+    if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+    const off_t at = ::lseek(fd_, 0, SEEK_CUR);
+    const uint64_t size = static_cast<uint64_t>(st.st_size);
+    return at > 0 ? size - std::min(size, static_cast<uint64_t>(at)) : size;
+  }
+
+ private:
+  size_t read_fd(char* dst, size_t cap) {
+    for (;;) {
+      const ssize_t r = ::read(fd_, dst, cap);
+      if (r >= 0) {
+        total_ += static_cast<uint64_t>(r);
+        return static_cast<size_t>(r);
+      }
+      if (errno == EINTR) continue;
+      if (errno == EISDIR) throw Error(ErrorCode::kBadInput, name_ + ": is a directory");
+      if (errno == EBADF && fd_ == STDIN_FILENO)
+        throw Error(ErrorCode::kIOError, name_ + ": standard input is closed");
+      throw_io_error(name_, errno);
+    }
+  }
+  std::string name_;
+  int fd_ = -1;
+  bool owns_ = true;
+  uint64_t total_ = 0;
+};
+
+// A source whose first bytes can be looked at before they are read: they are kept and returned
+// first by read().
+class PeekSource final : public ByteSource {
+ public:
+  explicit PeekSource(std::unique_ptr<ByteSource> inner) : inner_(std::move(inner)) {}
+  // Reads once more into the head, keeping at most `limit` bytes; false at the end of the stream
+  // (or when the head is full).
+  bool read_more(size_t limit) {
+    const size_t have = head_.size();
+    if (have >= limit) return false;
+    head_.resize(limit);
+    const size_t r = inner_->read(head_.data() + have, limit - have);
+    head_.resize(have + r);
+    return r != 0;
+  }
+  std::string_view head() const noexcept { return {head_.data(), head_.size()}; }
+  size_t read(char* dst, size_t cap) override {
+    if (pos_ < head_.size()) {
+      const size_t n = std::min(cap, head_.size() - pos_);
+      std::memcpy(dst, head_.data() + pos_, n);
+      pos_ += n;
+      return n;
+    }
+    return inner_->read(dst, cap);
+  }
+  uint64_t raw_bytes_read() const noexcept override { return inner_->raw_bytes_read(); }
+
+ private:
+  std::unique_ptr<ByteSource> inner_;
+  std::vector<char> head_;
+  size_t pos_ = 0;
+};
+
+// Bytes [begin, end) of a regular file, read with pread: one of the ranges that threads read in
+// parallel (plan_line_ranges). A file that shrinks under it ends the range early.
+class RangeSource final : public ByteSource {
+ public:
+  RangeSource(const std::string& path, std::string name, uint64_t begin, uint64_t end)
+      : name_(std::move(name)), pos_(begin), end_(end) {
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) throw_io_error(name_, errno);
+    posix_fadvise(fd_, static_cast<off_t>(begin), static_cast<off_t>(end - begin),
+                  POSIX_FADV_SEQUENTIAL);
+  }
+  ~RangeSource() override { ::close(fd_); }
+  size_t read(char* dst, size_t cap) override {
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(cap, end_ - pos_));
+    if (want == 0) return 0;
+    for (;;) {
+      const ssize_t r = ::pread(fd_, dst, want, static_cast<off_t>(pos_));
+      if (r >= 0) {
+        pos_ += static_cast<uint64_t>(r);
+        total_ += static_cast<uint64_t>(r);
+        if (r == 0) end_ = pos_;
+        return static_cast<size_t>(r);
+      }
+      if (errno == EINTR) continue;
+      throw_io_error(name_, errno);
+    }
+  }
+  uint64_t raw_bytes_read() const noexcept override { return total_; }
+
+ private:
+  std::string name_;
+  int fd_ = -1;
+  uint64_t pos_;
+  uint64_t end_;
+  uint64_t total_ = 0;
+};
+
+class MemorySource final : public ByteSource {
+ public:
+  explicit MemorySource(std::string_view bytes) : bytes_(bytes) {}
+  size_t read(char* dst, size_t cap) override {
+    const size_t n = std::min(cap, bytes_.size() - pos_);
+    if (n != 0) std::memcpy(dst, bytes_.data() + pos_, n);
+    pos_ += n;
+    return n;
+  }
+  uint64_t raw_bytes_read() const noexcept override { return pos_; }
+
+ private:
+  std::string_view bytes_;
+  size_t pos_ = 0;
+};
+
+class ZstdSource final : public ByteSource {
+ public:
+  ZstdSource(std::unique_ptr<ByteSource> inner, std::string name)
+      : inner_(std::move(inner)),
+        name_(std::move(name)),
+        in_buf_(ZSTD_DStreamInSize()),
+        dctx_(ZSTD_createDCtx(), ZSTD_freeDCtx) {
+    if (!dctx_) throw Error(ErrorCode::kLimitExceeded, name_ + ": cannot create a zstd context");
+    // Bound the decoder's window so a hostile frame cannot demand gigabytes.
+    ZSTD_DCtx_setParameter(dctx_.get(), ZSTD_d_windowLogMax, 27);
+  }
+  size_t read(char* dst, size_t cap) override {
+    ZSTD_outBuffer out{dst, cap, 0};
+    while (out.pos == 0) {
+      if (in_.pos == in_.size) {
+        if (inner_eof_) {
+          if (!frame_complete_) {
+            throw Error(ErrorCode::kBadInput,
+                        name_ +
+                            ": truncated zstd stream (ends inside a frame, at compressed byte " +
+                            std::to_string(inner_->raw_bytes_read()) + ")");
+          }
+          return 0;
+        }
+        const size_t r = inner_->read(in_buf_.data(), in_buf_.size());
+        if (r == 0) {
+          inner_eof_ = true;
+          continue;
+        }
+        in_ = ZSTD_inBuffer{in_buf_.data(), r, 0};
+      }
+      const size_t rc = ZSTD_decompressStream(dctx_.get(), &out, &in_);
+      if (ZSTD_isError(rc)) {
+        throw Error(ErrorCode::kBadInput, name_ + ": zstd: " + ZSTD_getErrorName(rc) +
+                                              " (compressed byte " +
+                                              std::to_string(inner_->raw_bytes_read()) + ")");
+      }
+      frame_complete_ = rc == 0;
+    }
+    return out.pos;
+  }
+  uint64_t raw_bytes_read() const noexcept override { return inner_->raw_bytes_read(); }
+
+ private:
+  std::unique_ptr<ByteSource> inner_;
+  std::string name_;
+  std::vector<char> in_buf_;
+  ZSTD_inBuffer in_{nullptr, 0, 0};
+  std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> dctx_;
+  bool inner_eof_ = false;
+  bool frame_complete_ = true;
+};
+
+// One or more concatenated gzip members, inflated by zlib into the caller's buffer: memory stays
+// at zlib's 32 KiB window and one input block whatever the data. Each member's CRC-32 and length
+// are checked by zlib; bytes after a member that do not start another one are an error.
+class GzipSource final : public ByteSource {
+ public:
+  GzipSource(std::unique_ptr<ByteSource> inner, std::string name)
+      : inner_(std::move(inner)), name_(std::move(name)), in_buf_(64 * 1024) {
+    if (inflateInit2(&zs_, 15 + 16) != Z_OK)  // 16: gzip framing only
+      throw Error(ErrorCode::kLimitExceeded, name_ + ": cannot create a zlib stream");
+  }
+  ~GzipSource() override { inflateEnd(&zs_); }
+  GzipSource(const GzipSource&) = delete;
+  GzipSource& operator=(const GzipSource&) = delete;
+  size_t read(char* dst, size_t cap) override {
+    const uInt want = static_cast<uInt>(std::min<size_t>(cap, UINT_MAX));
+    zs_.next_out = reinterpret_cast<Bytef*>(dst);
+    zs_.avail_out = want;
+    while (zs_.avail_out == want) {
+      if (zs_.avail_in == 0) {
+        if (inner_eof_) {
+          if (in_member_) {
+            throw Error(ErrorCode::kBadInput,
+                        name_ +
+                            ": truncated gzip stream (ends inside a member, at compressed byte " +
+                            std::to_string(inner_->raw_bytes_read()) + ")");
+          }
+          break;
+        }
+        const size_t r = inner_->read(reinterpret_cast<char*>(in_buf_.data()), in_buf_.size());
+        if (r == 0) {
+          inner_eof_ = true;
+          continue;
+        }
+        zs_.next_in = in_buf_.data();
+        zs_.avail_in = static_cast<uInt>(r);
+      }
+      in_member_ = true;
+      const int rc = inflate(&zs_, Z_NO_FLUSH);
+      if (rc == Z_STREAM_END) {
+        in_member_ = false;  // another member may follow
+        inflateReset(&zs_);
+      } else if (rc != Z_OK && !(rc == Z_BUF_ERROR && zs_.avail_in == 0)) {
+        throw Error(ErrorCode::kBadInput,
+                    name_ + ": gzip: " + (zs_.msg != nullptr ? zs_.msg : "damaged data") +
+                        " (compressed byte " +
+                        std::to_string(inner_->raw_bytes_read() - zs_.avail_in) + ")");
+      }
+    }
+    return want - zs_.avail_out;
+  }
+  uint64_t raw_bytes_read() const noexcept override { return inner_->raw_bytes_read(); }
+
+ private:
+  std::unique_ptr<ByteSource> inner_;
+  std::string name_;
+  std::vector<unsigned char> in_buf_;
+  z_stream zs_{};
+  bool inner_eof_ = false;
+  bool in_member_ = false;
+};
+
+uint64_t load_le64(std::string_view b, size_t at) noexcept {
+  uint64_t v = 0;
+  for (size_t i = 0; i < 8; ++i) v |= uint64_t{static_cast<unsigned char>(b[at + i])} << (8 * i);
+  return v;
+}
+
+// A DCSO bloom v1 header (flags, n, p, k, m, N; little-endian): version 1 in the low byte of the
+// flags, p in (0, 1), k and m within what DCSO's reader takes, and the words m needs within the
+// size when it is known.
+bool dcso_header(std::string_view h, std::optional<uint64_t> size) noexcept {
+  if (h.size() < 48 || h[0] != 1) return false;
+  const double p = std::bit_cast<double>(load_le64(h, 16));
+  const uint64_t k = load_le64(h, 24), m = load_le64(h, 32);
+  if (!(p > 0.0 && p < 1.0) || k == 0 || k > 4096 || m == 0 || m > (uint64_t{1} << 53))
+    return false;
+  return !size || *size >= 48 + (m + 63) / 64 * 8;
+}
+
+// A Guava writeTo header (strategy ordinal 0 or 1, k, big-endian word count) whose words fill
+// exactly the rest of a file of `size` bytes.
+bool guava_header(std::string_view h, uint64_t size) noexcept {
+  if (h.size() < 6 || (h[0] != 0 && h[0] != 1) || h[1] == 0) return false;
+  uint32_t words = 0;
+  for (size_t i = 2; i < 6; ++i) words = words << 8 | static_cast<unsigned char>(h[i]);
+  return words != 0 && words <= INT32_MAX && size == 6 + uint64_t{words} * 8;
+}
+
+const char* kind_name(InputKind kind) noexcept {
+  switch (kind) {
+    case InputKind::kZstd:
+      return "zstd";
+    case InputKind::kGzip:
+      return "gzip";
+    case InputKind::kXz:
+      return "xz";
+    case InputKind::kBzip2:
+      return "bzip2";
+    case InputKind::kLz4:
+      return "lz4";
+    case InputKind::kBloomtool:
+      return "bloomtool";
+    case InputKind::kDcso:
+      return "DCSO bloom";
+    case InputKind::kGuava:
+      return "Guava BloomFilter";
+    case InputKind::kText:
+      break;
+  }
+  return "text";
+}
+
+bool is_filter(InputKind k) noexcept {
+  return k == InputKind::kBloomtool || k == InputKind::kDcso || k == InputKind::kGuava;
+}
+
+// Reads as much of the head as classifying it takes.
+InputKind sniff(PeekSource& s, std::optional<uint64_t> size) {
+  for (;;) {
+    const Sniffed r = classify_input_head(s.head(), size);
+    if (!r.need_more) return r.kind;
+    if (!s.read_more(kSniffBytes)) return classify_input_head(s.head(), s.head().size()).kind;
+  }
+}
+
+[[noreturn]] void refuse(const std::string& name, InputKind kind, InputKind outer) {
+  const std::string inside =
+      outer == InputKind::kText ? "" : std::string(" (") + kind_name(outer) + "-compressed)";
+  if (is_filter(kind)) {
+    throw FilterAsKeysError(
+        name, kind_name(kind),
+        name + ": is a " + kind_name(kind) + " filter file" + inside +
+            (kind == InputKind::kGuava ? " (its header matches its size)" : "") + ", not keys");
+  }
+  if (outer != InputKind::kText) {
+    throw Error(ErrorCode::kBadInput, name + ": " + kind_name(kind) + "-compressed data inside " +
+                                          kind_name(outer) +
+                                          " compression; decompress it before reading keys");
+  }
+  const char* tool = kind == InputKind::kXz      ? "xz -dc"
+                     : kind == InputKind::kBzip2 ? "bzip2 -dc"
+                                                 : "lz4 -dc";
+  throw Error(ErrorCode::kBadInput, name + ": " + kind_name(kind) +
+                                        "-compressed, which bloomtool does not read (it reads zstd "
+                                        "and gzip); decompress it first with '" +
+                                        tool + "'");
+}
+
+// The source that yields the keys of `raw`: decompressed, or refused, as its first bytes say.
+std::unique_ptr<ByteSource> open_classified(std::unique_ptr<ByteSource> raw,
+                                            std::optional<uint64_t> size, const std::string& name) {
+  auto head = std::make_unique<PeekSource>(std::move(raw));
+  const InputKind kind = sniff(*head, size);
+  if (kind == InputKind::kText) return head;
+  if (kind != InputKind::kZstd && kind != InputKind::kGzip) refuse(name, kind, InputKind::kText);
+  std::unique_ptr<ByteSource> plain;
+  if (kind == InputKind::kZstd) {
+    plain = std::make_unique<ZstdSource>(std::move(head), name);
+  } else {
+    plain = std::make_unique<GzipSource>(std::move(head), name);
+  }
+  auto inner = std::make_unique<PeekSource>(std::move(plain));
+  const InputKind inside = sniff(*inner, std::nullopt);
+  if (inside != InputKind::kText) refuse(name, inside, kind);
+  return inner;
+}
+
+}  // namespace
+
+Sniffed classify_input_head(std::string_view head, std::optional<uint64_t> size) noexcept {
+  struct Magic {
+    std::string_view bytes;
+    InputKind kind;
+  };
+  static constexpr Magic kMagics[] = {
+      {{"\x1F\x8B", 2}, InputKind::kGzip},
+      {{"\x28\xB5\x2F\xFD", 4}, InputKind::kZstd},
+      {{"\xFD"
+        "7zXZ\0",
+        6},
+       InputKind::kXz},
+      {{"\x04\x22\x4D\x18", 4}, InputKind::kLz4},  // frame format
+      {{"\x02\x21\x4C\x18", 4}, InputKind::kLz4},  // legacy format
+      {{"\x89"
+        "BLM\r\n\x1A\n",
+        8},
+       InputKind::kBloomtool},
+      // bzip2: "BZh", the block size digit, then a block's or the end's magic.
+      {{"BZh?1AY&SY", 10}, InputKind::kBzip2},
+      {{"BZh?\x17\x72\x45\x38\x50\x90", 10}, InputKind::kBzip2},
+  };
+  bool need_more = false;
+  for (const Magic& m : kMagics) {
+    const size_t n = std::min(head.size(), m.bytes.size());
+    bool same = true;
+    for (size_t i = 0; i < n && same; ++i) {
+      same = m.bytes[i] == '?' && m.kind == InputKind::kBzip2 ? head[i] >= '1' && head[i] <= '9'
+                                                              : head[i] == m.bytes[i];
+    }
+    if (!same) continue;
+    if (n == m.bytes.size()) return {m.kind, false};
+    need_more = true;
+  }
+  if (!head.empty() && head[0] == 1) {
+    if (dcso_header(head, size)) return {InputKind::kDcso, false};
+    if (head.size() < 48 && (!size || *size >= 48)) need_more = true;
+  }
+  if (size && !head.empty() && (head[0] == 0 || head[0] == 1)) {
+    if (guava_header(head, *size)) return {InputKind::kGuava, false};
+    if (head.size() < 6) need_more = true;
+  }
+  return {InputKind::kText, need_more && head.size() < kSniffBytes};
+}
+
+std::unique_ptr<ByteSource> open_memory_source(std::string_view bytes, const std::string& name) {
+  return open_classified(std::make_unique<MemorySource>(bytes), bytes.size(), name);
+}
+
+std::unique_ptr<ByteSource> open_range_source(const std::string& path, const std::string& name,
+                                              uint64_t begin, uint64_t end) {
+  return std::make_unique<RangeSource>(path, name, begin, end);
+}
+
+bool starts_with_zstd_magic(std::string_view head) noexcept {
+  return head.size() >= 4 && std::memcmp(head.data(), kZstdMagic, 4) == 0;
+}
+
+std::unique_ptr<ByteSource> open_byte_source(const std::string& path, const std::string& name) {
+  auto fd = std::make_unique<FdSource>(path, name);
+  const std::optional<uint64_t> size = fd->size();
+  return open_classified(std::move(fd), size, name);
+}
+
+}  // namespace bloomtool
