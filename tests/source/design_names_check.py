@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""docs/DESIGN.md stays true: every file, function, type and command-line option it names in
+`code spans` exists in the tree. Prints each name that does not, with its line."""
+import os
+import re
+import sys
+
+root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..")
+doc = os.path.join(root, "docs", "DESIGN.md")
+SOURCE_DIRS = ["lib", "apps", "python", "tests", "bench", "tools", "examples", "cmake", "man"]
+TEXT_EXT = (".cpp", ".h", ".c", ".py", ".sh", ".txt", ".in", ".cmake", ".1", ".map")
+
+files, basenames, corpus = set(), set(), []
+for top in SOURCE_DIRS + ["docs", "abi", "testdata", "packaging", ".ci"]:
+    for dirpath, _, names in os.walk(os.path.join(root, top)):
+        for name in names:
+            rel = os.path.relpath(os.path.join(dirpath, name), root)
+            files.add(rel)
+            basenames.add(name)
+            if top in SOURCE_DIRS and name.endswith(TEXT_EXT) or name == "CMakeLists.txt":
+                with open(os.path.join(dirpath, name), encoding="utf-8", errors="replace") as f:
+                    corpus.append(f.read())
+for name in os.listdir(root):
+    files.add(name)
+    basenames.add(name)
+corpus = "\n".join(corpus)
+dirs = set()
+for f in files:
+    d = os.path.dirname(f)
+    while d:
+        dirs.add(d)
+        d = os.path.dirname(d)
+dirs |= {d + "/" for d in dirs}
+
+def exists_path(token):
+    token = token.rstrip("/")
+    if "*" in token or "<" in token:  # a pattern such as tests/cli/*.sh or cmd_<verb>.cpp
+        prefix = re.split(r"[*<]", token)[0]
+        return any(f.startswith(prefix) for f in files | basenames)
+    return token in files or token in dirs or token + "/" in dirs or token in basenames
+
+bad = []
+for lineno, line in enumerate(open(doc, encoding="utf-8"), 1):
+    for span in re.findall(r"`([^`]+)`", line):
+        for token in span.split():
+            token = token.strip(",.;:()")
+            if not token:
+                continue
+            if token.startswith("--") and re.fullmatch(r"--[a-z][a-z0-9-]*(=.*)?", token):
+                opt = token.split("=")[0]
+                if f'"{opt}' not in corpus and f"{opt}," not in corpus and f",{opt}" not in corpus:
+                    bad.append(f"docs/DESIGN.md:{lineno}: option {opt} not found in the sources")
+            elif re.search(r"\.(cpp|h|c|py|sh|md|txt|cmake|json|1)$", token) or "/" in token:
+                if re.fullmatch(r"[\w./*<>+-]+", token) and not exists_path(token):
+                    bad.append(f"docs/DESIGN.md:{lineno}: file {token} does not exist")
+            elif re.fullmatch(r"[A-Za-z_]\w*(::\w+)*(\(\))?", token):
+                name = token.rstrip("()").split("::")[-1]
+                looks_like_code = "_" in name or re.search(r"[a-z][A-Z]", name) or token.endswith("()")
+                if looks_like_code and not re.search(r"\b" + re.escape(name) + r"\b", corpus):
+                    bad.append(f"docs/DESIGN.md:{lineno}: name {token} not found in the sources")
+for line in bad:
+    print(line)
+sys.exit(1 if bad else 0)
