@@ -4,6 +4,7 @@
 #
 #   bench/compare_binaries.sh OLD_BINARY NEW_BINARY     (RUNS=5 by default)
 #
+# Queries: a zstd file, a raw (chunk-read) file and a Guava file, 1M non-members each.
 # Data: 10M URL-like keys and 1M non-members from gen_keys (kept in bench/data/). Needs hyperfine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,12 +39,16 @@ for kind in "build -n 10M -p 1%" "build --variant blocked -n 10M -p 1%" "build -
   fi
 done
 "$NEW" build -q -n 10M -p 1% -o "$OUT/q.bf" "$U"
+"$NEW" build -q -n 10M -p 1% --codec raw -o "$OUT/q-raw.bf" "$U"
+"$NEW" build -q -n 10M -p 1% --compat guava -o "$OUT/q.guava" "$U"
 
 args=()
 for cmd in "build -q --no-measure -n 10M -p 1% -o $OUT/x.bf $U" \
            "build -q --no-measure --variant blocked -n 10M -p 1% -o $OUT/x.bf $U" \
            "build -q --no-measure -p 1% -o $OUT/x.bf $U" \
            "query $OUT/q.bf --count $DATA/nonmembers-1m.txt" \
+           "query $OUT/q-raw.bf --count $DATA/nonmembers-1m.txt" \
+           "query --from guava $OUT/q.guava --count $DATA/nonmembers-1m.txt" \
            "xor-build -q --no-measure -o $OUT/x.bxf $U"; do
   args+=("$OLD $cmd" "$NEW $cmd")
 done
