@@ -1,11 +1,13 @@
-// Standard and blocked Bloom filters over a 64-bit key hash.
+// Bloom filters: one bit array under a key rule (bloom.h).
 //
-// Standard: position i of a key is reduce64(a_i, m) with a_0 = h, b_0 = mix64(h) | 1 and the
-// enhanced double-hashing steps a_{i+1} = a_i + b_i, b_{i+1} = b_i + i (Dillinger & Manolios
-// 2004; Kirsch & Mitzenmacher 2006). Blocked: the key picks one 512-bit block with reduce64(h,
-// blocks) and sets k bits inside it, each taken as 9 bits of a splitmix64 stream seeded by h.
-// Batched calls prefetch the bits of keys a few places ahead while working on the current one,
-// so memory latencies overlap instead of adding up.
+// The xxh3 rule, standard layout: position i of a key is reduce64(a_i, m) with a_0 = h,
+// b_0 = mix64(h) | 1 and the enhanced double-hashing steps a_{i+1} = a_i + b_i, b_{i+1} = b_i + i
+// (Dillinger & Manolios 2004; Kirsch & Mitzenmacher 2006). Blocked: the key picks one 512-bit
+// block with reduce64(h, blocks) and sets k bits inside it, each taken as 9 bits of a splitmix64
+// stream seeded by h. Batched calls prefetch the bits of keys a few places ahead while working on
+// the current one, so memory latencies overlap instead of adding up. A peer's rule (key_rule.h)
+// gives the positions of a few hundred keys at a time, and the words are fetched ahead of their
+// use the same way.
 #include "filters/bloom.h"
 
 #include <algorithm>

@@ -61,11 +61,11 @@ void PeerRule::write_positions(std::span<const std::string_view> keys, Pos* out)
       // walk()'s DCSO sequence for kFnvLanes keys at once: each step's multiplication waits on
       // the one before, so a key alone leaves the multiplier idle most of the time.
 #pragma GCC unroll 8
-      for (size_t l = 0; l < kFnvLanes; ++l) h[l] = mod_dcso_prime(h[l]);
+      for (size_t l = 0; l < kFnvLanes; ++l) h[l] = dcso_start(h[l]);
       for (size_t i = 0; i < k; ++i) {
 #pragma GCC unroll 8
         for (size_t l = 0; l < kFnvLanes; ++l) {
-          h[l] = mod_dcso_prime(h[l] * kDcsoMultiplier);
+          h[l] = dcso_step(h[l]);
           out[l * k + i] = static_cast<Pos>(fast_mod(h[l], m_inverse_, m_));
         }
       }

@@ -102,10 +102,10 @@ class PeerRule {
   uint32_t k() const noexcept { return k_; }
 
  private:
-  // x % P for x < 2P: one conditional subtraction.
-  static uint64_t mod_dcso_prime(uint64_t x) noexcept {
-    return x >= kDcsoPrime ? x - kDcsoPrime : x;
-  }
+  // DCSO's sequence: its start from fnv1_64(key) (h % P: h < 2P, so one conditional
+  // subtraction) and its step (the product wraps modulo 2^64, as in Go, then % P).
+  static uint64_t dcso_start(uint64_t h) noexcept { return h >= kDcsoPrime ? h - kDcsoPrime : h; }
+  static uint64_t dcso_step(uint64_t h) noexcept { return dcso_start(h * kDcsoMultiplier); }
   // fn(position) for each position from the key's hash (a, b): Guava's murmur3 halves h1, h2, or
   // DCSO's fnv1_64 and 0.
   template <typename Fn>
@@ -130,9 +130,9 @@ class PeerRule {
         return;
       }
       default: {  // kHashDcsoFnv1; a = fnv1_64(key)
-        uint64_t h = mod_dcso_prime(a);
+        uint64_t h = dcso_start(a);
         for (uint32_t i = 0; i < k_; ++i) {
-          h = mod_dcso_prime(h * kDcsoMultiplier);  // the product wraps modulo 2^64, as in Go
+          h = dcso_step(h);
           if (!fn(fast_mod(h, m_inverse_, m_))) return;
         }
         return;

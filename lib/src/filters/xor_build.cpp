@@ -37,6 +37,7 @@ XorBuild build_xor(KeyStream& keys, const XorBuildOptions& options,
   });
   XorBuildOptions o = options;
   o.threads = threads;
+  o.hash_seed = keys.seed();
   r.built = build_xor_filter(parts, used, o);
   parts.clear();
   const XorParams& p = r.built.filter->params();

@@ -554,7 +554,7 @@ XorBuildResult build_from_parts(std::span<const std::span<const uint64_t>> parts
                     options.layout == XorLayout::kFuse ? "binary fuse" : "xor", r.attempts,
                     r.attempts == 1 ? "" : "s", r.distinct));
   }
-  r.filter = std::make_unique<XorFilter>(p, std::move(words));
+  r.filter = std::make_unique<XorFilter>(p, std::move(words), options.hash_seed);
   return r;
 }
 

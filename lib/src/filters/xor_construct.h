@@ -26,6 +26,9 @@ struct XorBuildOptions {
   // The caller guarantees that the hashes are distinct: they are grouped by their top bits but
   // not de-duplicated. With repeats, construction fails after max_attempts seeds.
   bool assume_distinct = false;
+  // The seed the hashes were made with (hash_key): the filter's key rule, so that it answers
+  // keys too. Construction does not depend on it.
+  uint64_t hash_seed = 0;
 };
 
 // Seconds spent in each step of construction, attempts that failed included: grouping by top
