@@ -13,11 +13,11 @@ namespace bloomtool {
 
 namespace {
 
-[[noreturn]] void corrupt(const std::string& path, const std::string& why) {
+[[noreturn]] void kind_corrupt(const std::string& path, const std::string& why) {
   throw Error(ErrorCode::kCorrupt, path + ": corrupt: " + why);
 }
 
-[[noreturn]] void unsupported(const std::string& path, const std::string& why) {
+[[noreturn]] void kind_unsupported(const std::string& path, const std::string& why) {
   throw Error(ErrorCode::kUnsupported, path + ": unsupported: " + why);
 }
 
@@ -26,12 +26,13 @@ namespace {
 void check_bloom(const FilterHeader& h, const std::string& path) {
   if (!is_key_scheme(h.hash_id)) return check_bloom_header(h, path);
   const std::string why = scheme_geometry_problem(h.hash_id, h.m, h.k);
-  if (!why.empty()) corrupt(path, why);
+  if (!why.empty()) kind_corrupt(path, why);
   if (h.seed != 0)
-    corrupt(path, "seed must be 0 for hash scheme " + std::string(hash_scheme_name(h.hash_id)));
+    kind_corrupt(path,
+                 "seed must be 0 for hash scheme " + std::string(hash_scheme_name(h.hash_id)));
   if (h.payload_raw_bytes != BloomFilter::word_count(h.m) * 8) {
-    corrupt(path, "payload length " + std::to_string(h.payload_raw_bytes) +
-                      " does not match m=" + std::to_string(h.m));
+    kind_corrupt(path, "payload length " + std::to_string(h.payload_raw_bytes) +
+                           " does not match m=" + std::to_string(h.m));
   }
 }
 
@@ -39,7 +40,7 @@ std::unique_ptr<Filter> make_bloom(const FilterHeader& h, WordBuffer payload,
                                    const std::string& path) {
   if (h.m % 64 != 0) {
     const uint64_t last = payload.data()[payload.size() - 1];
-    if ((last >> (h.m % 64)) != 0) corrupt(path, "bits set beyond m");
+    if ((last >> (h.m % 64)) != 0) kind_corrupt(path, "bits set beyond m");
   }
   return std::make_unique<BloomFilter>(KeyRule{h.hash_id, h.seed}, h.m, h.k,
                                        static_cast<BloomVariant>(h.variant), std::move(payload));
@@ -64,15 +65,16 @@ XorLayout xor_layout_of(FilterKind kind) {
 XorParams xor_params(const FilterHeader& h, const std::string& path) {
   const char* kind = filter_kind_name(h.kind);
   if (h.variant != 0)
-    unsupported(path, std::string(kind) + " variant " + std::to_string(h.variant));
+    kind_unsupported(path, std::string(kind) + " variant " + std::to_string(h.variant));
   if (h.k != 8 && h.k != 16)
-    unsupported(path, std::string(kind) + " fingerprint width " + std::to_string(h.k));
+    kind_unsupported(path, std::string(kind) + " fingerprint width " + std::to_string(h.k));
   XorParams p;
   const std::string why = xor_params_from_file(xor_layout_of(h.kind), h.k, h.m, h.kind_params, p);
-  if (!why.empty()) corrupt(path, why);
+  if (!why.empty()) kind_corrupt(path, why);
   if (h.payload_raw_bytes != xor_payload_words(p) * 8) {
-    corrupt(path, "payload length " + std::to_string(h.payload_raw_bytes) + " does not match " +
-                      std::to_string(h.m) + " slots of " + std::to_string(h.k) + " bits");
+    kind_corrupt(path, "payload length " + std::to_string(h.payload_raw_bytes) +
+                           " does not match " + std::to_string(h.m) + " slots of " +
+                           std::to_string(h.k) + " bits");
   }
   return p;
 }
@@ -87,7 +89,7 @@ std::unique_ptr<Filter> make_xor(const FilterHeader& h, WordBuffer payload,
   try {
     return std::make_unique<XorFilter>(p, std::move(payload), h.seed);
   } catch (const Error& e) {
-    corrupt(path, e.what());
+    kind_corrupt(path, e.what());
   }
 }
 
@@ -111,7 +113,7 @@ std::span<const FilterKindEntry> filter_kinds() noexcept {
 const FilterKindEntry& filter_kind_entry(FilterKind kind, const std::string& path) {
   for (const FilterKindEntry& e : kKinds)
     if (e.kind == kind) return e;
-  unsupported(path, std::string("filter kind ") + filter_kind_name(kind));
+  kind_unsupported(path, std::string("filter kind ") + filter_kind_name(kind));
 }
 
 // The key rules a file may name, and the kinds each goes with: xxh3 with every kind, a peer's
@@ -119,12 +121,13 @@ const FilterKindEntry& filter_kind_entry(FilterKind kind, const std::string& pat
 void check_key_rule(const FilterHeader& h, const std::string& path) {
   if (is_key_scheme(h.hash_id)) {
     if (h.kind != FilterKind::kBloom || h.variant != 0) {
-      unsupported(path, "hash scheme " + std::string(hash_scheme_name(h.hash_id)) + " with " +
-                            filter_kind_name(h.kind) + " variant " + std::to_string(h.variant) +
-                            " (only the standard Bloom filter has it)");
+      kind_unsupported(path, "hash scheme " + std::string(hash_scheme_name(h.hash_id)) + " with " +
+                                 filter_kind_name(h.kind) + " variant " +
+                                 std::to_string(h.variant) +
+                                 " (only the standard Bloom filter has it)");
     }
   } else if (h.hash_id != kHashXxh3_64) {
-    unsupported(path, "hash id " + std::to_string(h.hash_id));
+    kind_unsupported(path, "hash id " + std::to_string(h.hash_id));
   }
 }
 
@@ -137,17 +140,17 @@ std::unique_ptr<Filter> make_filter_of_kind(const FilterHeader& h, WordBuffer pa
 }
 
 void check_bloom_header(const FilterHeader& h, const std::string& path) {
-  if (h.variant > 1) unsupported(path, "Bloom variant " + std::to_string(h.variant));
+  if (h.variant > 1) kind_unsupported(path, "Bloom variant " + std::to_string(h.variant));
   const auto variant = static_cast<BloomVariant>(h.variant);
   if (h.m == 0 || h.m > model::kMaxBits)
-    corrupt(path, "m=" + std::to_string(h.m) + " is out of range");
+    kind_corrupt(path, "m=" + std::to_string(h.m) + " is out of range");
   if (h.k == 0 || h.k > model::kMaxK)
-    corrupt(path, "k=" + std::to_string(h.k) + " is out of range");
+    kind_corrupt(path, "k=" + std::to_string(h.k) + " is out of range");
   if (BloomFilter::effective_bits(h.m, variant) != h.m)
-    corrupt(path, "m is not a whole number of blocks");
+    kind_corrupt(path, "m is not a whole number of blocks");
   if (h.payload_raw_bytes != BloomFilter::word_count(h.m) * 8) {
-    corrupt(path, "payload length " + std::to_string(h.payload_raw_bytes) +
-                      " does not match m=" + std::to_string(h.m));
+    kind_corrupt(path, "payload length " + std::to_string(h.payload_raw_bytes) +
+                           " does not match m=" + std::to_string(h.m));
   }
 }
 
