@@ -25,8 +25,8 @@
 #include <string>
 #include <vector>
 
+#include "filters/xor_construct.h"
 #include "keys/hash.h"
-#include "filters/xor_filter.h"
 
 using namespace bloomtool;
 using Clock = std::chrono::steady_clock;

@@ -5,10 +5,10 @@
 
 #include <charconv>
 
-#include "bloomtool/error.h"
-#include "filters/scheme_bloom.h"
-#include "format/signature.h"
 #include "analysis/stats.h"
+#include "bloomtool/error.h"
+#include "filters/key_rule.h"
+#include "format/signature.h"
 
 namespace bloomtool::cli {
 

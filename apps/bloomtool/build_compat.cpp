@@ -1,14 +1,14 @@
 // `build --compat`: option checks, the build, the atomic write and the summary.
 #include "build_compat.h"
 
+#include "analysis/stats.h"
+#include "bloomtool/error.h"
+#include "common.h"
+#include "filters/bloom.h"
 #include "filters/bloom_build.h"
 #include "interop/compat_build.h"
-#include "interop/dcso_bloom.h"
-#include "bloomtool/error.h"
+#include "interop/dcso_codec.h"
 #include "model/model.h"
-#include "filters/scheme_bloom.h"
-#include "analysis/stats.h"
-#include "common.h"
 #include "units_cli.h"
 #include "written_json.h"
 
@@ -77,7 +77,7 @@ void print_summary(const CompatArgs& c, const KeyBuildArgs& args, const CompatBu
   const double m = static_cast<double>(h.m);
   const double n = r.distinct_from_fill;
   if (args.out.json) {
-    const SchemeBloom& sf = static_cast<const SchemeBloom&>(*r.filter.filter);
+    const BloomFilter& sf = *r.filter.filter->bloom();
     WrittenFacts f;
     f.command = "build";
     f.header = &h;
@@ -111,7 +111,7 @@ void print_summary(const CompatArgs& c, const KeyBuildArgs& args, const CompatBu
              n, format_bits(h.m), h.k, model::bloom_fpr(m, n, h.k), n, format_bytes(file_bytes),
              file_bytes);
   if (!args.no_measure) {
-    const SchemeBloom& f = static_cast<const SchemeBloom&>(*r.filter.filter);
+    const BloomFilter& f = *r.filter.filter->bloom();
     print_quick_measurement(
         f, 0, model::bloom_fill_fpr(static_cast<double>(f.set_bit_count()), m, h.k), "fill p");
   }

@@ -8,11 +8,11 @@
 #include <memory>
 
 #include "api/convert.h"
-#include "bloomtool/error.h"
-#include "filters/scheme_bloom.h"
-#include "format/signature.h"
 #include "base/word_buffer.h"
+#include "bloomtool/error.h"
 #include "common.h"
+#include "filters/key_rule.h"
+#include "format/signature.h"
 #include "written_json.h"
 
 namespace bloomtool::cli {

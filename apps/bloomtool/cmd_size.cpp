@@ -4,13 +4,13 @@
 #include <memory>
 #include <optional>
 
-#include "interop/compat_build.h"
 #include "bloomtool/error.h"
-#include "model/model.h"
-#include "filters/scheme_bloom.h"
-#include "model/size_calc.h"
 #include "common.h"
+#include "filters/key_rule.h"
+#include "interop/compat_build.h"
 #include "json_writer.h"
+#include "model/model.h"
+#include "model/size_calc.h"
 #include "units_cli.h"
 
 namespace bloomtool::cli {

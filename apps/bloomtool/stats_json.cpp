@@ -5,10 +5,10 @@
 #include <cmath>
 
 #include "filters/bloom.h"
+#include "filters/key_rule.h"
+#include "format/signature.h"
 #include "keys/hash.h"
 #include "model/model.h"
-#include "filters/scheme_bloom.h"
-#include "format/signature.h"
 #include "stats_report.h"
 #include "units_cli.h"
 

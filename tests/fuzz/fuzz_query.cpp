@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "filters/bloom.h"
+#include "filters/xor_construct.h"
+#include "fuzz_util.h"
 #include "keys/hash.h"
 #include "keys/key_reader.h"
-#include "filters/xor_filter.h"
-#include "fuzz_util.h"
 
 namespace {
 

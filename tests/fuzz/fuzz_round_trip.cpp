@@ -7,12 +7,12 @@
 #include <string>
 #include <vector>
 
-#include "filters/bloom.h"
-#include "format/filter_file.h"
-#include "keys/hash.h"
 #include "api/load_filter.h"
-#include "filters/xor_filter.h"
+#include "filters/bloom.h"
+#include "filters/xor_construct.h"
+#include "format/filter_file.h"
 #include "fuzz_util.h"
+#include "keys/hash.h"
 
 namespace {
 

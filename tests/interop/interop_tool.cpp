@@ -19,9 +19,10 @@
 #include <string_view>
 #include <vector>
 
-#include "interop/dcso_bloom.h"
 #include "bloomtool/error.h"
-#include "interop/guava_bloom.h"
+#include "filters/bloom.h"
+#include "interop/dcso_codec.h"
+#include "interop/guava_codec.h"
 #include "interop/interop_io.h"  // lib/src: the same file reader the library uses
 
 using namespace bloomtool;
@@ -88,34 +89,37 @@ int run(int argc, char** argv) {
     need(5);
     const auto strategy =
         a[2] == "32" ? guava::Strategy::kMurmur128Mitz32 : guava::Strategy::kMurmur128Mitz64;
-    guava::GuavaBloom f = guava::GuavaBloom::create(to_u64(a[0]), to_double(a[1]), strategy);
+    BloomFilter f = guava::create(to_u64(a[0]), to_double(a[1]), strategy);
     const auto bytes = keys_of(a[3]);
-    for (std::string_view k : split_lines(bytes)) f.put(k);
-    f.write_file(a[4]);
+    for (std::string_view k : split_lines(bytes)) f.add_key(k);
+    guava::write_file(f, a[4]);
   } else if (cmd == "guava-query") {
     need(2);
-    const guava::GuavaBloom f = guava::GuavaBloom::read_file(a[0]);
+    const BloomFilter f = guava::read_file(a[0]);
     const auto bytes = keys_of(a[1]);
-    for (std::string_view k : split_lines(bytes)) out += f.might_contain(k) ? "1\n" : "0\n";
+    for (std::string_view k : split_lines(bytes)) out += f.contains(k) ? "1\n" : "0\n";
   } else if (cmd == "guava-copy") {
     need(2);
-    guava::GuavaBloom::read_file(a[0]).write_file(a[1]);
+    guava::write_file(guava::read_file(a[0]), a[1]);
   } else if (cmd == "dcso-build" || cmd == "dcso-build-mk") {
     need(4);
     const auto bytes = keys_of(a[2]);
     const auto keys = split_lines(bytes);
-    dcso::DcsoBloom f = cmd == "dcso-build"
-                            ? dcso::DcsoBloom::create(to_u64(a[0]), to_double(a[1]))
-                            : dcso::DcsoBloom(keys.size(), 0.01, to_u64(a[1]), to_u64(a[0]));
-    for (std::string_view k : keys) f.add(k);
+    dcso::File f = cmd == "dcso-build"
+                       ? dcso::File::create(to_u64(a[0]), to_double(a[1]))
+                       : dcso::File::make(keys.size(), 0.01, to_u64(a[1]), to_u64(a[0]));
+    BloomFilter b = f.filter();
+    uint64_t counted = 0;
+    for (std::string_view k : keys) counted += b.add_counting(k) ? 1 : 0;
+    f.set_bits(b, counted);
     const bool gz = a.size() > 4 && a[4] == "gzip";
     f.write_file(a[3], gz ? dcso::Compression::kGzip : dcso::Compression::kNone);
   } else if (cmd == "dcso-query") {
     need(2);
-    const dcso::DcsoBloom f = dcso::DcsoBloom::read_file(a[0]);
+    const BloomFilter f = dcso::File::read_file(a[0]).filter();
     const auto bytes = keys_of(a[1]);
     for (std::string_view k : split_lines(bytes)) {
-      if (f.check(k)) {
+      if (f.contains(k)) {
         out += k;
         out += '\n';
       }
@@ -123,16 +127,16 @@ int run(int argc, char** argv) {
   } else if (cmd == "dcso-copy") {
     need(2);
     const bool gz = a.size() > 2 && a[2] == "gzip";
-    dcso::DcsoBloom::read_file(a[0]).write_file(
+    dcso::File::read_file(a[0]).write_file(
         a[1], gz ? dcso::Compression::kGzip : dcso::Compression::kNone);
   } else if (cmd == "dcso-show") {
     need(1);
-    const dcso::DcsoBloom f = dcso::DcsoBloom::read_file(a[0]);
+    const dcso::File f = dcso::File::read_file(a[0]);
     char p[64];
     std::snprintf(p, sizeof p, "%.17g", f.fpp());
-    out += std::to_string(f.capacity()) + " " + p + " " + std::to_string(f.k()) + " " +
-           std::to_string(f.bits()) + " " + std::to_string(f.count()) + " " +
-           std::to_string(f.words().size()) + " " + std::to_string(f.data().size()) + " " +
+    out += std::to_string(f.header.n) + " " + p + " " + std::to_string(f.header.k) + " " +
+           std::to_string(f.header.m) + " " + std::to_string(f.header.count) + " " +
+           std::to_string(f.words.size()) + " " + std::to_string(f.data.size()) + " " +
            std::to_string(f.bit_count()) + "\n";
   } else {
     throw Error(ErrorCode::kInvalidArgument, "unknown command " + cmd);

@@ -11,13 +11,15 @@
 #include <utility>
 #include <vector>
 
-#include "interop/dcso_bloom.h"
-#include "bloomtool/error.h"
-#include "interop/foreign_format.h"
-#include "interop/guava_bloom.h"
-#include "model/model.h"
-#include "filters/scheme_bloom.h"
 #include "analysis/stats.h"
+#include "api/load_filter.h"
+#include "bloomtool/error.h"
+#include "filters/bloom.h"
+#include "filters/key_rule.h"
+#include "interop/dcso_codec.h"
+#include "interop/foreign_format.h"
+#include "interop/guava_codec.h"
+#include "model/model.h"
 #include "temp_dir.h"
 
 using namespace bloomtool;
@@ -170,9 +172,9 @@ TEST_CASE("foreign reader: gzip members, damage and truncation, from files and p
 
 TEST_CASE("foreign reader: Guava files through a pipe: short, trailing, wrong format",
           "[foreign]") {
-  guava::GuavaBloom g(4, 3);
-  g.put("a");
-  const std::vector<uint8_t> bytes = g.serialize();
+  BloomFilter g = guava::make(4, 3);
+  g.add_key("a");
+  const std::vector<uint8_t> bytes = guava::serialize(g);
   CHECK(load_through_pipe(bytes, FileFormat::kGuava).filter->words()[0] == g.words()[0]);
   std::vector<uint8_t> longer = bytes;
   longer.push_back(0);
@@ -215,7 +217,7 @@ TEST_CASE("stats: guava-mitz32 fill and rates over the 2^31 bits it can reach",
   w.data()[0] = ~uint64_t{0};
   w.data()[h.m / 64 - 1] = ~uint64_t{0};
   h.distinct_estimate = h.keys_added = 9;
-  const SchemeBloom f(kHashGuavaMitz32, h.m, 7, std::move(w));
+  const BloomFilter f(KeyRule{kHashGuavaMitz32, 0}, h.m, 7, BloomVariant::kStandard, std::move(w));
   const FilterStats s = compute_stats(h, f);
   CHECK(s.reachable_bits == kReach);
   CHECK(s.set_bits == 64u);
@@ -237,7 +239,7 @@ TEST_CASE("stats: DCSO with a power-of-two m is flagged as breaking the model",
     h.hash_id = kHashDcsoFnv1;
     h.k = 3;
     h.m = m;
-    const SchemeBloom f(kHashDcsoFnv1, m, 3);
+    const BloomFilter f(KeyRule{kHashDcsoFnv1, 0}, m, 3);
     const FilterStats s = compute_stats(h, f);
     CHECK(s.model_breaks.empty() == !std::has_single_bit(m));
     CHECK(scheme_breaks_model(kHashDcsoFnv1, m) == std::has_single_bit(m));

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "bloomtool/error.h"
+#include "filters/xor_construct.h"
 #include "keys/hash.h"
-#include "filters/xor_filter.h"
 #include "test_util.h"
 
 using namespace bloomtool;

@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <vector>
 
-#include "keys/hash.h"
 #include "base/word_buffer.h"
-#include "filters/xor_filter.h"
+#include "filters/xor_construct.h"
+#include "keys/hash.h"
 
 using namespace bloomtool;
 

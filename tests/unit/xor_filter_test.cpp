@@ -7,12 +7,12 @@
 #include <cmath>
 #include <string>
 
+#include "api/load_filter.h"
 #include "bloomtool/error.h"
+#include "filters/xor_construct.h"
 #include "format/filter_file.h"
 #include "keys/hash.h"
-#include "api/load_filter.h"
 #include "model/model.h"
-#include "filters/xor_filter.h"
 #include "test_util.h"
 
 using namespace bloomtool;

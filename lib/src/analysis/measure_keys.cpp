@@ -5,17 +5,17 @@
 #include <atomic>
 #include <vector>
 
-#include "filters/scheme_bloom.h"
-
 namespace bloomtool {
 
 FprMeasurement measure_fpr_with_keys(const Filter& filter, KeyStream& negatives, double model_fpr) {
   std::atomic<uint64_t> present{0};
-  const auto* scheme = dynamic_cast<const SchemeBloom*>(&filter);
+  const bool by_key = !filter.rule().takes_key_hash();
   const InputStats in = negatives.for_each([&](const HashedBatch& b) {
     uint64_t found = 0;
-    if (scheme != nullptr) {  // positions from the key bytes (the peers' schemes)
-      for (std::string_view key : b.keys) found += scheme->contains(key) ? 1 : 0;
+    if (by_key) {  // positions from the key bytes (the peers' rules)
+      std::vector<uint8_t> out(b.keys.size());
+      filter.contains_keys(b.keys, out.data());
+      for (const uint8_t o : out) found += o;
     } else {
       found = count_present(filter, b.hashes);
     }

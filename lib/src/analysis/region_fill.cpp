@@ -9,13 +9,13 @@
 #include <functional>
 #include <limits>
 
-#include "filters/bloom.h"
+#include "analysis/stats.h"
 #include "bloomtool/error.h"
+#include "filters/bloom.h"
+#include "filters/key_rule.h"
 #include "keys/hash.h"
 #include "model/index_model.h"
 #include "model/model.h"
-#include "filters/scheme_bloom.h"
-#include "analysis/stats.h"
 
 namespace bloomtool {
 
@@ -59,10 +59,10 @@ double gamma_q_fraction(double a, double x) {
 }
 
 bool key_scheme_header(const FilterHeader& h) {
-  return is_key_scheme(h.hash_id);
+  return bloom_model(h.hash_id, static_cast<BloomVariant>(h.variant)) == BloomModel::kTextbook;
 }
 bool blocked_header(const FilterHeader& h) {
-  return !key_scheme_header(h) && h.variant == static_cast<uint32_t>(BloomVariant::kBlocked512);
+  return bloom_model(h.hash_id, static_cast<BloomVariant>(h.variant)) == BloomModel::kBlocked;
 }
 
 // The model's rate for the filter as a function of n, with anything that depends on m and k

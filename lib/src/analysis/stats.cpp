@@ -16,13 +16,14 @@
 #include <limits>
 #include <vector>
 
-#include "filters/bloom.h"
+#include "base/popcnt_clones.h"
 #include "bloomtool/error.h"
+#include "filters/bloom.h"
+#include "filters/filter_kinds.h"
+#include "filters/key_rule.h"
 #include "keys/hash.h"
 #include "model/index_model.h"
 #include "model/model.h"
-#include "filters/scheme_bloom.h"
-#include "base/popcnt_clones.h"
 
 namespace bloomtool {
 
@@ -145,8 +146,8 @@ FprMeasurement measure_fpr(const Filter& filter, uint64_t hash_seed, uint64_t pr
   if (probes == 0) throw Error(ErrorCode::kInvalidArgument, "at least one probe is needed");
   const uint64_t base = mix64(probe_seed);
   uint64_t hits = 0;
-  if (const auto* scheme = dynamic_cast<const SchemeBloom*>(&filter)) {
-    // The peers' schemes take positions from the key bytes: probe with the keys themselves.
+  if (!filter.rule().takes_key_hash()) {
+    // The peers' rules take positions from the key bytes: probe with the keys themselves.
     std::vector<char> text(kProbeBatch * kProbeKeyBytes);
     std::vector<std::string_view> keys(kProbeBatch);
     std::vector<uint8_t> found(kProbeBatch);
@@ -156,7 +157,7 @@ FprMeasurement measure_fpr(const Filter& filter, uint64_t hash_seed, uint64_t pr
         fill_probe_key(base, done + j, &text[j * kProbeKeyBytes]);
         keys[j] = std::string_view(&text[j * kProbeKeyBytes], kProbeKeyBytes);
       }
-      scheme->contains_keys(std::span<const std::string_view>(keys.data(), n), found.data());
+      filter.contains_keys(std::span<const std::string_view>(keys.data(), n), found.data());
       for (size_t j = 0; j < n; ++j) hits += found[j];
       done += n;
     }
@@ -183,84 +184,88 @@ BLOOMTOOL_POPCNT_CLONES uint64_t count_set_bits(const uint64_t* w, size_t n) noe
   return count;
 }
 
-BloomFillCounter::BloomFillCounter(uint64_t m_bits, uint32_t k, BloomVariant variant)
-    : m_(m_bits), k_(k), variant_(variant) {
-  if (variant == BloomVariant::kBlocked512) {
+BloomFillCounter::BloomFillCounter(uint64_t m_bits, uint32_t k, BloomVariant variant,
+                                   uint32_t hash_id)
+    : m_(m_bits),
+      k_(k),
+      model_(bloom_model(hash_id, variant)),
+      reach_(is_key_scheme(hash_id) ? scheme_reachable_bits(hash_id, m_bits) : m_bits) {
+  if (model_ == BloomModel::kBlocked) {
     pass_.resize(model::kBlockBits + 1);
     for (size_t c = 0; c <= model::kBlockBits; ++c)
       pass_[c] = std::pow(static_cast<double>(c) / model::kBlockBits, static_cast<double>(k));
-  } else {
+  } else if (model_ == BloomModel::kIndexScheme) {
     // In small filters the keys' own position patterns make random positions a poor guess (18%
     // low for 11 keys in 1024 bits, k = 3): integrate exactly where that is cheap.
     keep_words_ = model::exact_fill_affordable(m_bits, k);
   }
 }
 
-void BloomFillCounter::add(std::span<const uint64_t> words) {
-  if (variant_ == BloomVariant::kBlocked512) {
+std::span<const uint64_t> BloomFillCounter::add(std::span<const uint64_t> words) {
+  const uint64_t reach_words = (reach_ + 63) / 64;
+  const uint64_t first = next_word_;
+  next_word_ += words.size();
+  const auto inside = static_cast<size_t>(
+      first >= reach_words ? 0 : std::min<uint64_t>(words.size(), reach_words - first));
+  const auto counted = words.first(inside);
+  if (inside < words.size()) {
+    outside_ += count_set_bits(words.data() + inside, words.size() - inside);
+  }
+  if (model_ == BloomModel::kBlocked) {
     constexpr uint64_t kWordsPerBlock = model::kBlockBits / 64;
-    for (size_t b = 0; b + kWordsPerBlock <= words.size(); b += kWordsPerBlock) {
+    for (size_t b = 0; b + kWordsPerBlock <= counted.size(); b += kWordsPerBlock) {
       unsigned c = 0;
-      for (size_t w = 0; w < kWordsPerBlock; ++w) c += std::popcount(words[b + w]);
+      for (size_t w = 0; w < kWordsPerBlock; ++w) c += std::popcount(counted[b + w]);
       set_bits_ += c;
       block_sum_ += pass_[c];
     }
-    return;
+    return counted;
   }
-  set_bits_ += count_set_bits(words.data(), words.size());
-  if (keep_words_) words_.insert(words_.end(), words.begin(), words.end());
+  set_bits_ += count_set_bits(counted.data(), counted.size());
+  if (keep_words_) words_.insert(words_.end(), counted.begin(), counted.end());
+  return counted;
 }
 
 BloomFill BloomFillCounter::finish() const {
   BloomFill out;
   out.set_bits = set_bits_;
-  const double m = static_cast<double>(m_);
+  const double m = static_cast<double>(reach_);
   const double k = k_;
-  if (variant_ == BloomVariant::kBlocked512) {
-    out.fpr = block_sum_ / (m / model::kBlockBits);
-    out.distinct = model::blocked_fill_distinct(static_cast<double>(out.set_bits), m, k);
-    return out;
+  const double x = static_cast<double>(out.set_bits);
+  switch (model_) {
+    case BloomModel::kBlocked:
+      out.fpr = block_sum_ / (m / model::kBlockBits);
+      out.distinct = model::blocked_fill_distinct(x, m, k);
+      return out;
+    case BloomModel::kTextbook:  // positions at random: (X/m)^k and -(m/k) ln(1 - X/m)
+      out.fpr = model::bloom_fill_fpr(x, m, k_);
+      out.distinct = model::bloom_fill_distinct(x, m, k_);
+      return out;
+    case BloomModel::kIndexScheme:
+      break;
   }
   out.fpr = keep_words_ ? model::standard_exact_fill_fpr(words_, m_, k_)
                         : model::standard_scheme_fill_fpr(m_, k_, out.set_bits);
   if (out.set_bits == 0 || out.set_bits == m_) out.fpr = out.set_bits == 0 ? 0.0 : 1.0;
-  out.distinct = model::bloom_fill_distinct(static_cast<double>(out.set_bits), m, k);
+  out.distinct = model::bloom_fill_distinct(x, m, k);
   return out;
 }
 
 BloomFill bloom_fill(const BloomFilter& filter) {
-  BloomFillCounter counter(filter.bits(), filter.k(), filter.variant());
+  BloomFillCounter counter(filter.bits(), filter.k(), filter.variant(), filter.rule().hash_id);
   counter.add(filter.words());
   return counter.finish();
 }
 
 double model_fpr_for(const FilterHeader& header, double n) {
-  // n does not enter the xor / binary fuse model: a non-member passes when its f-bit fingerprint
-  // matches, whatever the number of keys.
-  switch (header.kind) {
-    case FilterKind::kBloom: {
-      const double m = static_cast<double>(header.m);
-      // The peers' schemes: the textbook model for their real geometry (a scheme that departs
-      // from it, DCSO with a power-of-two m, shows as a measurement that deviates).
-      if (is_key_scheme(header.hash_id)) {
-        const auto reach = static_cast<double>(scheme_reachable_bits(header.hash_id, header.m));
-        return model::bloom_fpr(reach, n, header.k);
-      }
-      return header.variant == static_cast<uint32_t>(BloomVariant::kBlocked512)
-                 ? model::blocked_fpr(m, n, header.k)
-                 : model::standard_scheme_fpr(header.m, n, header.k);
-    }
-    case FilterKind::kXor:
-    case FilterKind::kBinaryFuse:
-      return model::xor_fpr(header.k);
-  }
+  for (const FilterKindEntry& kind : filter_kinds())
+    if (kind.kind == header.kind) return kind.model_fpr(header, n);
   throw Error(ErrorCode::kUnsupported,
               fmt::format("unsupported: filter kind {}", static_cast<uint32_t>(header.kind)));
 }
 
 namespace {
 FilterStats header_stats(const FilterHeader& header);
-BloomFill textbook_fill(const FilterHeader& header, uint64_t set_bits);
 void add_bloom_fill(FilterStats& s, const FilterHeader& header, const BloomFill& fill);
 void finish_stats(FilterStats& s, const FilterHeader& header);
 
@@ -272,37 +277,38 @@ void add_regions(FilterStats& s, const RegionFillCounter& regions) {
 }
 }  // namespace
 
+namespace {
+
+// The fill and the regions of a Bloom filter's words, fed by feed(add) calling add(words) a
+// window at a time in order from the first word.
+template <typename Feed>
+void add_bloom_words(FilterStats& s, const FilterHeader& header, Feed&& feed) {
+  const auto variant = static_cast<BloomVariant>(header.variant);
+  BloomFillCounter counter(header.m, header.k, variant, header.hash_id);
+  // The regions cover the bits the rule can reach, as the fill does.
+  RegionFillCounter regions(counter.reachable_bits(), header.k,
+                            bloom_model(header.hash_id, variant) == BloomModel::kBlocked);
+  feed([&](std::span<const uint64_t> words) { regions.add(counter.add(words)); });
+  s.unreachable_set_bits = counter.unreachable_set_bits();
+  add_bloom_fill(s, header, counter.finish());
+  add_regions(s, regions);
+}
+
+}  // namespace
+
 FilterStats compute_stats(const FilterHeader& header, const Filter& filter) {
   FilterStats s = header_stats(header);
-  if (const auto* scheme = dynamic_cast<const SchemeBloom*>(&filter);
-      header.kind == FilterKind::kBloom && scheme != nullptr) {
-    const uint64_t reach = scheme_reachable_bits(header.hash_id, header.m);
-    const auto words = scheme->words();
-    const auto reach_words = static_cast<size_t>((reach + 63) / 64);
-    const uint64_t in_reach = count_set_bits(words.data(), reach_words);
-    s.unreachable_set_bits = scheme->set_bit_count() - in_reach;
-    add_bloom_fill(s, header, textbook_fill(header, in_reach));
-    // The regions cover the bits the scheme can reach, as the fill does.
-    RegionFillCounter regions(reach, header.k, false);
-    regions.add(words.first(reach_words));
-    add_regions(s, regions);
-  } else if (header.kind == FilterKind::kBloom) {
-    const auto* bloom = dynamic_cast<const BloomFilter*>(&filter);
+  if (header.kind == FilterKind::kBloom) {
+    const BloomFilter* bloom = filter.bloom();
     if (bloom == nullptr) {
       throw Error(ErrorCode::kInvalidArgument, "compute_stats: the filter is not a Bloom filter");
     }
     // One pass over the bits, a window at a time, for the fill and the regions alike.
-    BloomFillCounter counter(bloom->bits(), bloom->k(), bloom->variant());
-    RegionFillCounter regions(bloom->bits(), bloom->k(),
-                              bloom->variant() == BloomVariant::kBlocked512);
-    const auto words = bloom->words();
-    for (size_t at = 0; at < words.size(); at += kFillWindowWords) {
-      const auto w = words.subspan(at, std::min(kFillWindowWords, words.size() - at));
-      counter.add(w);
-      regions.add(w);
-    }
-    add_bloom_fill(s, header, counter.finish());
-    add_regions(s, regions);
+    add_bloom_words(s, header, [&](auto&& add) {
+      const auto words = bloom->words();
+      for (size_t at = 0; at < words.size(); at += kFillWindowWords)
+        add(words.subspan(at, std::min(kFillWindowWords, words.size() - at)));
+    });
   }
   finish_stats(s, header);
   return s;
@@ -310,56 +316,19 @@ FilterStats compute_stats(const FilterHeader& header, const Filter& filter) {
 
 FilterStats compute_stats_streamed(const FilterHeader& header, const std::string& path) {
   FilterStats s = header_stats(header);
-  const auto variant = static_cast<BloomVariant>(header.variant);
-  const bool bloom = header.kind == FilterKind::kBloom;
-  if (bloom && is_key_scheme(header.hash_id)) {  // the peers' schemes: the textbook model
-    const uint64_t reach = scheme_reachable_bits(header.hash_id, header.m);
-    const uint64_t reach_words = (reach + 63) / 64;
-    RegionFillCounter regions(reach, header.k, false);  // over the reachable bits, as the fill
-    uint64_t set_bits = 0, outside = 0;
-    for_each_payload_chunk(path, header, [&](uint64_t first, std::span<const uint64_t> words) {
-      const uint64_t inside =
-          first >= reach_words ? 0 : std::min<uint64_t>(words.size(), reach_words - first);
-      regions.add(words.first(static_cast<size_t>(inside)));
-      for (uint64_t i = 0; i < words.size(); ++i) {
-        (i < inside ? set_bits : outside) += static_cast<uint64_t>(std::popcount(words[i]));
-      }
+  if (header.kind == FilterKind::kBloom) {
+    add_bloom_words(s, header, [&](auto&& add) {
+      for_each_payload_chunk(path, header,
+                             [&](uint64_t, std::span<const uint64_t> words) { add(words); });
     });
-    s.unreachable_set_bits = outside;
-    add_bloom_fill(s, header, textbook_fill(header, set_bits));
-    add_regions(s, regions);
-    finish_stats(s, header);
-    return s;
-  }
-  BloomFillCounter counter(header.m, header.k, variant);
-  std::optional<RegionFillCounter> regions;
-  if (bloom) regions.emplace(header.m, header.k, variant == BloomVariant::kBlocked512);
-  for_each_payload_chunk(path, header, [&](uint64_t, std::span<const uint64_t> words) {
-    if (!bloom) return;
-    counter.add(words);
-    regions->add(words);
-  });
-  if (bloom) {
-    add_bloom_fill(s, header, counter.finish());
-    add_regions(s, *regions);
+  } else {
+    for_each_payload_chunk(path, header, [](uint64_t, std::span<const uint64_t>) {});
   }
   finish_stats(s, header);
   return s;
 }
 
 namespace {
-
-// The peers' schemes, positions at random (the textbook model): the rate of X set bits is
-// (X/m)^k and the distinct keys -(m/k) ln(1 - X/m).
-BloomFill textbook_fill(const FilterHeader& header, uint64_t set_bits) {
-  const double m = static_cast<double>(scheme_reachable_bits(header.hash_id, header.m));
-  const double x = static_cast<double>(set_bits);
-  BloomFill f;
-  f.set_bits = set_bits;
-  f.fpr = model::bloom_fill_fpr(x, m, header.k);
-  f.distinct = model::bloom_fill_distinct(x, m, header.k);
-  return f;
-}
 
 FilterStats header_stats(const FilterHeader& header) {
   FilterStats s;
@@ -405,13 +374,13 @@ void finish_stats(FilterStats& s, const FilterHeader& header) {
 }  // namespace
 
 FillCheck check_fill(const FilterHeader& header, uint64_t set_bits, double n, double z) {
+  const BloomModel bm = bloom_model(header.hash_id, static_cast<BloomVariant>(header.variant));
   const uint64_t m =
-      is_key_scheme(header.hash_id) ? scheme_reachable_bits(header.hash_id, header.m) : header.m;
+      bm == BloomModel::kTextbook ? scheme_reachable_bits(header.hash_id, header.m) : header.m;
   const model::FillSpread spread =
-      is_key_scheme(header.hash_id) ? textbook_fill_spread(m, n, header.k)
-      : header.variant == static_cast<uint32_t>(BloomVariant::kBlocked512)
-          ? model::blocked_fill_spread(header.m, n, header.k)
-          : model::standard_fill_spread(header.m, n, header.k);
+      bm == BloomModel::kTextbook  ? textbook_fill_spread(m, n, header.k)
+      : bm == BloomModel::kBlocked ? model::blocked_fill_spread(header.m, n, header.k)
+                                   : model::standard_fill_spread(header.m, n, header.k);
   FillCheck c;
   c.expected_set_bits = spread.mean;
   c.sd = spread.sd;

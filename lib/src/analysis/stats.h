@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "analysis/region_fill.h"
 #include "filters/bloom.h"
 #include "filters/filter.h"
 #include "format/filter_file.h"
-#include "analysis/region_fill.h"
 
 namespace bloomtool {
 
@@ -91,18 +91,27 @@ BloomFill bloom_fill(const BloomFilter& filter);
 
 // bloom_fill a window of words at a time, for payloads streamed from a file: add() the words in
 // order from the first (every window but the last a whole number of 512-bit blocks), then
-// finish(). Gives exactly what bloom_fill gives.
+// finish(). Gives exactly what bloom_fill gives. The model is the key rule's and the layout's
+// (bloom_model, bloom.h); the words beyond the bits the rule reaches (reachable_bits) are counted
+// apart and enter no figure.
 class BloomFillCounter {
  public:
-  BloomFillCounter(uint64_t m_bits, uint32_t k, BloomVariant variant);
-  void add(std::span<const uint64_t> words);
+  BloomFillCounter(uint64_t m_bits, uint32_t k, BloomVariant variant,
+                   uint32_t hash_id = kHashXxh3_64);
+  // Counts the words and returns those within the reachable bits (for RegionFillCounter).
+  std::span<const uint64_t> add(std::span<const uint64_t> words);
   BloomFill finish() const;
+  uint64_t reachable_bits() const noexcept { return reach_; }
+  uint64_t unreachable_set_bits() const noexcept { return outside_; }
 
  private:
   uint64_t m_;
   uint32_t k_;
-  BloomVariant variant_;
-  uint64_t set_bits_ = 0;
+  BloomModel model_;
+  uint64_t reach_;            // bits the rule's positions can fall on
+  uint64_t next_word_ = 0;    // the index of the next word add() takes
+  uint64_t set_bits_ = 0;     // within reach
+  uint64_t outside_ = 0;      // set bits beyond reach
   double block_sum_ = 0;      // blocked: sum over blocks of (c/512)^k
   std::vector<double> pass_;  // blocked: (c/512)^k for c = 0..512
   bool keep_words_ = false;   // small standard filters: the exact fill needs the words

@@ -8,7 +8,6 @@
 
 #include "bloomtool/error.h"
 #include "keys/hash.h"
-#include "filters/scheme_bloom.h"
 
 namespace bloomtool {
 
@@ -28,9 +27,9 @@ FilterSet::FilterSet(std::vector<LoadedFilter> filters, const std::vector<std::s
       norm_keys_needed_.push_back(0);
     }
     filter_norm_.push_back(norm);
-    const bool key_scheme = is_key_scheme(filters_[f].header.hash_id);
+    const bool key_scheme = !filters_[f].filter->rule().takes_key_hash();
     key_scheme_.push_back(key_scheme ? 1 : 0);
-    if (key_scheme) {  // probed with the key bytes: no hash pair
+    if (key_scheme) {  // a rule that takes the key bytes: no hash pair
       norm_keys_needed_[norm] = 1;
       filter_pair_.push_back(SIZE_MAX);
       continue;

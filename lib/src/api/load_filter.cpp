@@ -11,13 +11,10 @@
 #include <bit>
 #include <vector>
 
-#include "filters/bloom.h"
 #include "bloomtool/error.h"
+#include "filters/filter_kinds.h"
 #include "interop/foreign_format.h"
 #include "keys/hash.h"
-#include "model/model.h"
-#include "filters/scheme_bloom.h"
-#include "filters/xor_filter.h"
 
 namespace bloomtool {
 
@@ -27,110 +24,12 @@ namespace {
   throw Error(ErrorCode::kCorrupt, path + ": corrupt: " + why);
 }
 
-std::unique_ptr<Filter> make_bloom(const FilterHeader& h, WordBuffer& payload,
-                                   const std::string& path) {
-  check_bloom_header(h, path);
-  if (h.m % 64 != 0) {
-    const uint64_t last = payload.data()[payload.size() - 1];
-    if ((last >> (h.m % 64)) != 0) corrupt(path, "bits set beyond m");
-  }
-  return std::make_unique<BloomFilter>(h.m, h.k, static_cast<BloomVariant>(h.variant),
-                                       std::move(payload));
-}
-
-// Hash ids 2-4 (format 1.1): a standard Bloom filter whose positions come from the key bytes.
-std::unique_ptr<Filter> make_scheme_bloom(const FilterHeader& h, WordBuffer& payload,
-                                          const std::string& path) {
-  if (h.kind != FilterKind::kBloom || h.variant != 0) {
-    throw Error(ErrorCode::kUnsupported,
-                path + ": unsupported: hash scheme " + hash_scheme_name(h.hash_id) + " with " +
-                    filter_kind_name(h.kind) + " variant " + std::to_string(h.variant) +
-                    " (only the standard Bloom filter has it)");
-  }
-  const std::string why = scheme_geometry_problem(h.hash_id, h.m, h.k);
-  if (!why.empty()) corrupt(path, why);
-  if (h.seed != 0)
-    corrupt(path, "seed must be 0 for hash scheme " + std::string(hash_scheme_name(h.hash_id)));
-  if (h.payload_raw_bytes != BloomFilter::word_count(h.m) * 8) {
-    corrupt(path, "payload length " + std::to_string(h.payload_raw_bytes) +
-                      " does not match m=" + std::to_string(h.m));
-  }
-  if (h.m % 64 != 0 && (payload.data()[payload.size() - 1] >> (h.m % 64)) != 0)
-    corrupt(path, "bits set beyond m");
-  if (!h.source_format.empty()) {
-    const SourceFormat src = decode_source_format(h.source_format, path);
-    const bool dcso = h.hash_id == kHashDcsoFnv1;
-    if (dcso != (src.source == SourceFormat::Source::kDcso))
-      corrupt(path, "source format field does not match hash scheme " +
-                        std::string(hash_scheme_name(h.hash_id)));
-  }
-  return std::make_unique<SchemeBloom>(h.hash_id, h.m, h.k, std::move(payload));
-}
-
-std::unique_ptr<Filter> make_xor(const FilterHeader& h, WordBuffer& payload, XorLayout layout,
-                                 const std::string& path) {
-  const char* kind = filter_kind_name(h.kind);
-  if (h.variant != 0) {
-    throw Error(ErrorCode::kUnsupported,
-                path + ": unsupported: " + kind + " variant " + std::to_string(h.variant));
-  }
-  if (h.k != 8 && h.k != 16) {
-    throw Error(ErrorCode::kUnsupported,
-                path + ": unsupported: " + kind + " fingerprint width " + std::to_string(h.k));
-  }
-  XorParams p;
-  const std::string why = xor_params_from_file(layout, h.k, h.m, h.kind_params, p);
-  if (!why.empty()) corrupt(path, why);
-  if (h.payload_raw_bytes != xor_payload_words(p) * 8) {
-    corrupt(path, "payload length " + std::to_string(h.payload_raw_bytes) + " does not match " +
-                      std::to_string(h.m) + " slots of " + std::to_string(h.k) + " bits");
-  }
-  try {
-    return std::make_unique<XorFilter>(p, std::move(payload));
-  } catch (const Error& e) {
-    corrupt(path, e.what());
-  }
-}
-
-}  // namespace
-
-void check_bloom_header(const FilterHeader& h, const std::string& path) {
-  if (h.variant > 1) {
-    throw Error(ErrorCode::kUnsupported,
-                path + ": unsupported: Bloom variant " + std::to_string(h.variant));
-  }
-  const auto variant = static_cast<BloomVariant>(h.variant);
-  if (h.m == 0 || h.m > model::kMaxBits)
-    corrupt(path, "m=" + std::to_string(h.m) + " is out of range");
-  if (h.k == 0 || h.k > model::kMaxK)
-    corrupt(path, "k=" + std::to_string(h.k) + " is out of range");
-  if (BloomFilter::effective_bits(h.m, variant) != h.m)
-    corrupt(path, "m is not a whole number of blocks");
-  if (h.payload_raw_bytes != BloomFilter::word_count(h.m) * 8) {
-    corrupt(path, "payload length " + std::to_string(h.payload_raw_bytes) +
-                      " does not match m=" + std::to_string(h.m));
-  }
-}
-
-namespace {
-
+// The kind's filter (filter_kinds.h), field 7 checked against a peer's rule.
 std::unique_ptr<Filter> instantiate(const FilterHeader& h, WordBuffer payload,
                                     const std::string& path) {
-  if (is_key_scheme(h.hash_id)) return make_scheme_bloom(h, payload, path);
-  if (h.hash_id != kHashXxh3_64) {
-    throw Error(ErrorCode::kUnsupported,
-                path + ": unsupported: hash id " + std::to_string(h.hash_id));
-  }
-  switch (h.kind) {
-    case FilterKind::kBloom:
-      return make_bloom(h, payload, path);
-    case FilterKind::kXor:
-      return make_xor(h, payload, XorLayout::kXor, path);
-    case FilterKind::kBinaryFuse:
-      return make_xor(h, payload, XorLayout::kFuse, path);
-  }
-  throw Error(ErrorCode::kUnsupported,
-              path + ": unsupported: filter kind " + filter_kind_name(h.kind));
+  std::unique_ptr<Filter> f = make_filter_of_kind(h, std::move(payload), path);
+  check_source_format(h, path);
+  return f;
 }
 
 }  // namespace
@@ -244,9 +143,8 @@ LoadedFilter make_filter(FilterFileContents contents, const std::string& path) {
 void filter_contains_hashes(const LoadedFilter& filter, std::span<const uint64_t> hashes,
                             uint8_t* out) {
   const RawPayloadView* view = filter.raw.get();
-  // A filter of a peer's scheme answers hashes without reading a word (scheme_bloom.h).
-  if (view == nullptr || view->all_resident() ||
-      dynamic_cast<const SchemeBloom*>(filter.filter.get()) != nullptr)
+  // A filter of a peer's rule answers hashes without reading a word (filter.h).
+  if (view == nullptr || view->all_resident() || !filter.filter->rule().takes_key_hash())
     return filter.filter->contains_batch(hashes, out);
   ChunkGroups groups(*view);
   groups.run(
@@ -265,20 +163,17 @@ void verify_whole_payload(const LoadedFilter& filter) {
 
 void filter_contains_keys(const LoadedFilter& filter, std::span<const std::string_view> keys,
                           uint8_t* out) {
-  if (const auto* scheme = dynamic_cast<const SchemeBloom*>(filter.filter.get())) {
-    // Positions come from the key bytes (no seed): a raw payload's chunks from the positions.
+  const Filter& f = *filter.filter;
+  if (!f.rule().takes_key_hash()) {
+    // Probes from the key bytes (no seed): a raw payload's chunks from the keys' words.
     const RawPayloadView* view = filter.raw.get();
-    if (view == nullptr || view->all_resident()) return scheme->contains_keys(keys, out);
-    std::vector<uint64_t> positions(scheme->k());
+    if (view == nullptr || view->all_resident()) return f.contains_keys(keys, out);
     ChunkGroups groups(*view);
     groups.run(
         keys.size(),
-        [&](size_t i) {
-          scheme->positions(keys[i], positions.data());
-          for (const uint64_t p : positions) groups.add_word(p / 64);
-        },
+        [&](size_t i) { f.visit_key_words(keys.subspan(i, 1), &ChunkGroups::visit, &groups); },
         [&](size_t begin, size_t end) {
-          scheme->contains_keys(keys.subspan(begin, end - begin), out + begin);
+          f.contains_keys(keys.subspan(begin, end - begin), out + begin);
         });
     return;
   }
@@ -289,6 +184,11 @@ void filter_contains_keys(const LoadedFilter& filter, std::span<const std::strin
     for (size_t i = 0; i < n; ++i) hashes[i] = hash_key(keys[at + i], filter.header.seed);
     filter_contains_hashes(filter, std::span<const uint64_t>(hashes, n), out + at);
   }
+}
+
+LoadedFilter load_filter_as(const std::string& path, FileFormat format, bool keep_source) {
+  if (format == FileFormat::kBloomtool) return load_filter(path);
+  return read_foreign_file(path, format, keep_source);
 }
 
 LoadedFilter load_filter(const std::string& path) {

@@ -10,19 +10,12 @@
 #include <string_view>
 
 #include "filters/filter.h"
+#include "filters/loaded_filter.h"
 #include "format/filter_file.h"
 #include "format/raw_payload.h"
+#include "interop/foreign_format.h"
 
 namespace bloomtool {
-
-struct LoadedFilter {
-  FilterHeader header;
-  // Set for a raw (codec 2) file opened by load_filter: the open file and the cache of its
-  // verified chunks. `filter` reads the chunks in the view's memory, so it is declared after this.
-  std::shared_ptr<const RawPayloadView> raw;
-  std::unique_ptr<Filter> filter;
-  uint64_t file_bytes = 0;
-};
 
 // Reads, verifies and instantiates the filter in `path`; "-" reads it from standard input, named
 // "<stdin>" in messages (see load_filter_from_fd). Throws bloomtool::Error.
@@ -57,17 +50,17 @@ void verify_whole_payload(const LoadedFilter& filter);
 // verified, whatever its codec), named `name`.
 LoadedFilter load_filter_from_fd(int fd, const std::string& name);
 
-// Checks a Bloom filter's header on its own, before any payload is read: variant, m, k, and the
-// payload length m implies. Throws kCorrupt or kUnsupported naming `path`.
-void check_bloom_header(const FilterHeader& header, const std::string& path);
-
 // Key-level queries, for every hash scheme: out[i] = 1 if keys[i] may be in the filter, else 0.
 // The chunks of a raw payload are read and checked first (see load_filter).
-// Keys must already be normalised as header.normalisation says (normalise.h). This is the one
-// place that knows how each scheme turns a key into what the filter tests, so the CLI, the C API
-// and the bindings all answer alike.
+// Keys must already be normalised as header.normalisation says (normalise.h). The filter's key
+// rule turns each key into what it tests (filter.h), so the CLI, the C API and the bindings all
+// answer alike.
 void filter_contains_keys(const LoadedFilter& filter, std::span<const std::string_view> keys,
                           uint8_t* out);
+
+// Reads `path` in `format`: a bloomtool file with load_filter, a peer's with read_foreign_file
+// (foreign_format.h).
+LoadedFilter load_filter_as(const std::string& path, FileFormat format, bool keep_source = true);
 
 // Instantiates a filter from contents already read and checksum-verified.
 LoadedFilter make_filter(FilterFileContents contents, const std::string& path);

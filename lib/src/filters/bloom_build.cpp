@@ -11,8 +11,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "keys/hash_sort.h"
 #include "filters/parallel_insert.h"
+#include "keys/hash_sort.h"
 
 namespace bloomtool {
 
@@ -54,10 +54,11 @@ namespace {
 
 // An empty filter of size `s`, once this machine is known to hold it: a size it cannot give
 // fails here instead of getting the process OOM-killed when the pages are touched.
-std::unique_ptr<BloomFilter> new_filter(const model::BloomSize& s, BloomVariant variant) {
+std::unique_ptr<BloomFilter> new_filter(const model::BloomSize& s, BloomVariant variant,
+                                        uint64_t seed) {
   check_memory_available(
       BloomFilter::word_count(BloomFilter::effective_bits(s.m_bits, variant)) * 8, "a filter");
-  return std::make_unique<BloomFilter>(s.m_bits, s.k, variant);
+  return std::make_unique<BloomFilter>(KeyRule{kHashXxh3_64, seed}, s.m_bits, s.k, variant);
 }
 
 }  // namespace
@@ -82,7 +83,7 @@ BloomBuild build_bloom(KeyStream& keys, const BloomPlan& plan, const BuildProven
   const bool streaming = plan.capacity.has_value() || (plan.bits && plan.hashes);
   if (streaming) {
     const model::BloomSize s = bloom_size_for(plan, plan.capacity.value_or(1));
-    r.filter = new_filter(s, plan.variant);
+    r.filter = new_filter(s, plan.variant, keys.seed());
     ParallelInserter inserter(*r.filter, threads, kMaxPrivateCopyBytes);
     r.input = keys.for_each([&](const HashedBatch& b) { inserter.add(b.hashes, b.thread); });
     const double x = static_cast<double>(inserter.finish());
@@ -109,7 +110,7 @@ BloomBuild build_bloom(KeyStream& keys, const BloomPlan& plan, const BuildProven
     r.distinct = hashes.size();
     r.distinct_exact = true;
     const model::BloomSize s = bloom_size_for(plan, r.distinct);
-    r.filter = new_filter(s, plan.variant);
+    r.filter = new_filter(s, plan.variant, keys.seed());
     r.filter->add_batch(hashes);
   }
   if (plan.capacity && !plan.allow_overfill &&

@@ -5,9 +5,9 @@
 
 #include <string>
 
+#include "filters/xor_construct.h"
 #include "format/build_header.h"
 #include "keys/key_stream.h"
-#include "filters/xor_filter.h"
 
 namespace bloomtool {
 

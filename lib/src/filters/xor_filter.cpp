@@ -9,8 +9,8 @@
 #include <string>
 
 #include "bloomtool/error.h"
-#include "model/model.h"
 #include "filters/xor_mapping.h"
+#include "model/model.h"
 
 namespace bloomtool {
 
@@ -134,8 +134,8 @@ uint64_t xor_payload_words(const XorParams& p) noexcept {
   return (p.slots * p.fingerprint_bits + 63) / 64;
 }
 
-XorFilter::XorFilter(const XorParams& params, WordBuffer words)
-    : params_(params), words_(std::move(words)) {
+XorFilter::XorFilter(const XorParams& params, WordBuffer words, uint64_t seed)
+    : Filter(KeyRule{kHashXxh3_64, seed}), params_(params), words_(std::move(words)) {
   XorParams checked;
   const std::string why = xor_params_from_file(params.layout, params.fingerprint_bits, params.slots,
                                                params.kind_params(), checked);

@@ -9,15 +9,16 @@
 #include <mutex>
 #include <vector>
 
-#include "format/atomic_file.h"
-#include "filters/bloom_build.h"
-#include "interop/dcso_bloom.h"
 #include "bloomtool/error.h"
+#include "filters/bloom.h"
+#include "filters/bloom_build.h"
+#include "filters/key_rule.h"
+#include "filters/parallel_insert.h"
+#include "format/atomic_file.h"
+#include "format/output_target.h"
+#include "interop/dcso_codec.h"
 #include "keys/hash.h"
 #include "model/model.h"
-#include "format/output_target.h"
-#include "filters/scheme_bloom.h"
-#include "filters/parallel_insert.h"
 
 namespace bloomtool {
 
@@ -51,7 +52,7 @@ struct alignas(64) ThreadCount {
   uint64_t n = 0;
 };
 
-InputStats add_unordered(KeyStream& keys, SchemeBloom& filter, uint64_t& non_utf8) {
+InputStats add_unordered(KeyStream& keys, BloomFilter& filter, uint64_t& non_utf8) {
   std::vector<ThreadCount> bad(keys.threads());
   auto sum = [&] {
     for (const ThreadCount& c : bad) non_utf8 += c.n;
@@ -59,7 +60,7 @@ InputStats add_unordered(KeyStream& keys, SchemeBloom& filter, uint64_t& non_utf
   if (keys.threads() == 1) {
     const InputStats input = keys.for_each([&](const HashedBatch& b) {
       bad[0].n += count_non_utf8(b.keys);
-      filter.add_batch(b.keys);
+      filter.add_keys(b.keys);
     });
     sum();
     return input;
@@ -82,7 +83,7 @@ InputStats add_unordered(KeyStream& keys, SchemeBloom& filter, uint64_t& non_utf
 // keys that set at least one new bit, which depends on the order. Returns N. A piece of output
 // holds whole keys' positions as Pos numbers (std::string storage is aligned for them).
 template <typename Pos>
-uint64_t add_in_order(KeyStream& keys, SchemeBloom& filter, InputStats& input) {
+uint64_t add_in_order(KeyStream& keys, BloomFilter& filter, InputStats& input) {
   const size_t per_key = filter.k() * sizeof(Pos);
   uint64_t counted = 0;
   input = keys.for_each_ordered(
@@ -179,7 +180,7 @@ CompatBuild build_compat(KeyStream& keys, const CompatPlan& plan) {
   const CompatSize size = compat_size(plan);
   const bool dcso = plan.format == FileFormat::kDcso;
   const uint32_t hash_id = dcso ? kHashDcsoFnv1 : kHashGuavaMitz64;
-  auto filter = std::make_unique<SchemeBloom>(hash_id, size.m, size.k);
+  auto filter = std::make_unique<BloomFilter>(KeyRule{hash_id, 0}, size.m, size.k);
   CompatBuild r;
   keys.set_hash_keys(false);  // the schemes hash the key bytes themselves
   if (!dcso) {

@@ -1,6 +1,6 @@
 // Building the Bloom filters that Guava and DCSO `bloom` load, from a key stream: sized as the
 // peer sizes them (Guava's BloomFilter.create(funnel, n, p), DCSO's Initialize(n, p)), filled
-// by the peer's hash scheme (scheme_bloom.h), written in the peer's own file format.
+// by the peer's key rule (key_rule.h), written in the peer's own file format.
 #pragma once
 
 #include <cstdint>
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "interop/foreign_format.h"
-#include "interop/guava_bloom.h"
+#include "interop/guava_codec.h"
 #include "keys/key_stream.h"
 #include "model/size_calc.h"
 

@@ -7,15 +7,15 @@
 #include <cmath>
 #include <cstring>
 
-#include "filters/bloom.h"
-#include "interop/dcso_bloom.h"
+#include "base/byte_order.h"
 #include "bloomtool/error.h"
-#include "interop/guava_bloom.h"
+#include "filters/bloom.h"
+#include "filters/key_rule.h"
+#include "interop/dcso_codec.h"
+#include "interop/guava_codec.h"
+#include "interop/interop_io.h"
 #include "keys/hash.h"
 #include "model/model.h"
-#include "filters/scheme_bloom.h"
-#include "base/byte_order.h"
-#include "interop/interop_io.h"
 
 namespace bloomtool {
 
@@ -80,7 +80,8 @@ LoadedFilter make_loaded(uint32_t hash_id, uint64_t m, uint32_t k, WordBuffer wo
   h.payload_raw_bytes = words.size() * 8;
   h.source_format = encode_source_format(source);
   out.file_bytes = file_bytes;
-  out.filter = std::make_unique<SchemeBloom>(hash_id, m, k, std::move(words));
+  out.filter = std::make_unique<BloomFilter>(KeyRule{hash_id, 0}, m, k, BloomVariant::kStandard,
+                                             std::move(words));
   return out;
 }
 
@@ -154,26 +155,10 @@ LoadedFilter read_guava(interop_io::InputStream& in, const std::string& path, ui
   const uint64_t have = read_full(in, head, sizeof head);
   const std::string other = looks_like(std::span<const uint8_t>(head, have));
   if (!other.empty()) bad(ErrorCode::kCorrupt, "not a Guava file: it is " + other);
-  if (have < sizeof head) {
-    bad(ErrorCode::kCorrupt, "truncated: file has " + std::to_string(have) +
-                                 " bytes, the header needs 6 (strategy, k, word count)");
-  }
-  const int8_t ordinal = static_cast<int8_t>(head[0]);
-  if (ordinal != 0 && ordinal != 1) {
-    bad(ErrorCode::kUnsupported, "strategy ordinal " + std::to_string(ordinal) +
-                                     " at offset 0 is not MURMUR128_MITZ_32 (0) or "
-                                     "MURMUR128_MITZ_64 (1)");
-  }
-  const uint32_t k = head[1];
-  if (k == 0) bad(ErrorCode::kCorrupt, "k = 0 at offset 1 (must be 1..255)");
-  const int32_t words = static_cast<int32_t>((static_cast<uint32_t>(head[2]) << 24) |
-                                             (static_cast<uint32_t>(head[3]) << 16) |
-                                             (static_cast<uint32_t>(head[4]) << 8) | head[5]);
-  if (words <= 0) {
-    bad(ErrorCode::kCorrupt,
-        "data length " + std::to_string(words) + " longs at offset 2 (must be positive)");
-  }
-  const uint64_t need = static_cast<uint64_t>(words) * 8;
+  const guava::Header gh = guava::decode_header(std::span<const uint8_t>(head, have), path);
+  const uint32_t k = gh.k;
+  const uint64_t words = gh.words;
+  const uint64_t need = words * 8;
   auto too_short = [&](uint64_t body) {
     bad(ErrorCode::kCorrupt, "data length " + std::to_string(words) + " longs at offset 2 (" +
                                  std::to_string(need) + " bytes) exceeds the file (" +
@@ -198,7 +183,7 @@ LoadedFilter read_guava(interop_io::InputStream& in, const std::string& path, ui
   if (const uint64_t extra = in.skip(kCountRest); extra != 0)
     trailing(std::min(extra, kCountRest), extra > kCountRest);
   const uint64_t m = need * 8;
-  const uint32_t hash_id = ordinal == 1 ? kHashGuavaMitz64 : kHashGuavaMitz32;
+  const uint32_t hash_id = guava::hash_id_of(gh.strategy);
   // Guava stores no count: keys added is its approximateElementCount of the fill (over the bits
   // the strategy can reach), as distinct keys are.
   const uint64_t reach = scheme_reachable_bits(hash_id, m);
@@ -253,33 +238,17 @@ LoadedFilter read_dcso(interop_io::InputStream& in, const std::string& path, boo
   };
   uint8_t b[dcso::kHeaderBytes];
   const uint64_t have = read_full(in, b, sizeof b);
-  if (have < sizeof b) {
-    bad(ErrorCode::kCorrupt, "truncated: file has " + std::to_string(have) +
-                                 " bytes, the header needs 48 (flags, n, p, k, m, N)");
-  }
-  s.flags = le::load<uint64_t>(b);
-  s.capacity = le::load<uint64_t>(b + 8);
-  s.fpp_bits = le::load<uint64_t>(b + 16);
-  const uint64_t k = le::load<uint64_t>(b + 24);
-  const uint64_t m = le::load<uint64_t>(b + 32);
-  s.count = le::load<uint64_t>(b + 40);
-  if ((s.flags & 0xFF) != 1) {
-    bad(ErrorCode::kUnsupported,
-        "version byte " + std::to_string(s.flags & 0xFF) +
-            " at offset 0 (only version 1 exists; a gzip file needs gzip decompression)");
-  }
   // One limit each for k and m, bloomtool's (the DCSO format allows more).
-  if (k == 0) bad(ErrorCode::kCorrupt, "k = 0 at offset 24 (must be at least 1)");
-  if (k > kMaxSchemeK) {
-    bad(ErrorCode::kLimitExceeded,
-        "k = " + std::to_string(k) + " at offset 24 exceeds bloomtool's limit of 255");
-  }
-  if (m == 0) bad(ErrorCode::kCorrupt, "m = 0 bits at offset 32 (must be at least 1)");
-  if (m > model::kMaxBits) {
-    bad(ErrorCode::kLimitExceeded,
-        "m = " + std::to_string(m) + " bits at offset 32 exceeds bloomtool's limit of 2^40");
-  }
-  const uint64_t words = m / 64 + (m % 64 != 0);
+  static constexpr dcso::Limits kLimits{kMaxSchemeK, model::kMaxBits, "bloomtool's limit of 255",
+                                        "bloomtool's limit of 2^40"};
+  const dcso::Header dh = dcso::decode_header(std::span<const uint8_t>(b, have), name, kLimits);
+  s.flags = dh.flags;
+  s.capacity = dh.n;
+  s.fpp_bits = dh.p_bits;
+  s.count = dh.count;
+  const uint64_t k = dh.k;
+  const uint64_t m = dh.m;
+  const uint64_t words = dh.words();
   auto too_short = [&](uint64_t body) {
     bad(ErrorCode::kCorrupt, "m = " + std::to_string(m) + " bits at offset 32 needs " +
                                  std::to_string(words * 8) + " bytes of bit array, the file has " +
@@ -326,15 +295,16 @@ LoadedFilter read_dcso(interop_io::InputStream& in, const std::string& path, boo
               path + ": cannot write a " + file_format_name(to) + " file: " + why);
 }
 
-const SchemeBloom& scheme_filter(const LoadedFilter& f, const std::string& path, FileFormat to,
-                                 const char* wanted) {
-  const auto* s = dynamic_cast<const SchemeBloom*>(f.filter.get());
-  if (s == nullptr || f.header.kind != FilterKind::kBloom) {
+// The filter as a Bloom bit array of a peer's rule, or cannot_write.
+const BloomFilter& peer_bloom(const LoadedFilter& f, const std::string& path, FileFormat to,
+                              const char* wanted) {
+  const BloomFilter* b = f.filter->bloom();
+  if (b == nullptr || b->rule().takes_key_hash() || f.header.kind != FilterKind::kBloom) {
     cannot_write(path, to,
                  std::string("the filter uses hash scheme ") + hash_scheme_name(f.header.hash_id) +
                      " (hash id " + std::to_string(f.header.hash_id) + "), " + wanted);
   }
-  return *s;
+  return *b;
 }
 
 }  // namespace
@@ -410,6 +380,18 @@ SourceFormat decode_source_format(std::string_view bytes, const std::string& pat
   return s;
 }
 
+void check_source_format(const FilterHeader& h, const std::string& path) {
+  if (h.source_format.empty() || !is_key_scheme(h.hash_id)) return;
+  const SourceFormat src = decode_source_format(h.source_format, path);
+  const bool dcso = h.hash_id == kHashDcsoFnv1;
+  if (dcso != (src.source == SourceFormat::Source::kDcso)) {
+    throw Error(ErrorCode::kCorrupt, path +
+                                         ": corrupt: source format field does not match hash "
+                                         "scheme " +
+                                         std::string(hash_scheme_name(h.hash_id)));
+  }
+}
+
 LoadedFilter parse_foreign(std::span<const uint8_t> bytes, FileFormat format,
                            const std::string& name, uint64_t max_bytes) {
   interop_io::InputStream in(bytes, name);
@@ -418,8 +400,10 @@ LoadedFilter parse_foreign(std::span<const uint8_t> bytes, FileFormat format,
   throw Error(ErrorCode::kInvalidArgument, "parse_foreign: not a peer format");
 }
 
-LoadedFilter load_filter_as(const std::string& path, FileFormat format, bool keep_source) {
-  if (format == FileFormat::kBloomtool) return load_filter(path);
+LoadedFilter read_foreign_file(const std::string& path, FileFormat format, bool keep_source) {
+  if (format == FileFormat::kBloomtool) {
+    throw Error(ErrorCode::kInvalidArgument, "read_foreign_file: not a peer format");
+  }
   const std::string name = path == "-" ? "<stdin>" : path;
   interop_io::InputStream in(path, name);
   LoadedFilter f = format == FileFormat::kGuava ? read_guava(in, name, UINT64_MAX)
@@ -432,26 +416,23 @@ std::vector<uint8_t> encode_foreign(const LoadedFilter& f, FileFormat to, const 
                                     const ForeignWriteOptions& opt) {
   const FilterHeader& h = f.header;
   if (to == FileFormat::kGuava) {
-    const SchemeBloom& s = scheme_filter(f, path, to, "not guava-mitz64 or guava-mitz32");
-    if (s.hash_id() == kHashDcsoFnv1)
+    const BloomFilter& s = peer_bloom(f, path, to, "not guava-mitz64 or guava-mitz32");
+    if (s.rule().hash_id == kHashDcsoFnv1)
       cannot_write(path, to, "the filter uses hash scheme dcso-fnv1 (hash id 4)");
     if (s.bits() / 64 > guava::kMaxWords) {
       cannot_write(path, to, std::to_string(s.bits()) + " bits need more than 2^31-1 words");
     }
-    guava::GuavaBloom g(s.bits() / 64, s.k(),
-                        s.hash_id() == kHashGuavaMitz64 ? guava::Strategy::kMurmur128Mitz64
-                                                        : guava::Strategy::kMurmur128Mitz32);
-    std::memcpy(g.mutable_words().data(), s.words().data(), s.words().size() * 8);
-    return g.serialize();
+    return guava::serialize(s);
   }
   if (to != FileFormat::kDcso) {
     throw Error(ErrorCode::kInvalidArgument, "encode_foreign: not a foreign format");
   }
-  const SchemeBloom& s = scheme_filter(f, path, to, "not dcso-fnv1");
-  if (s.hash_id() != kHashDcsoFnv1) {
+  const BloomFilter& s = peer_bloom(f, path, to, "not dcso-fnv1");
+  const uint32_t hash_id = s.rule().hash_id;
+  if (hash_id != kHashDcsoFnv1) {
     cannot_write(path, to,
-                 std::string("the filter uses hash scheme ") + hash_scheme_name(s.hash_id()) +
-                     " (hash id " + std::to_string(s.hash_id()) + "), not dcso-fnv1");
+                 std::string("the filter uses hash scheme ") + hash_scheme_name(hash_id) +
+                     " (hash id " + std::to_string(hash_id) + "), not dcso-fnv1");
   }
   SourceFormat src;
   if (!h.source_format.empty()) {
@@ -466,17 +447,8 @@ std::vector<uint8_t> encode_foreign(const LoadedFilter& f, FileFormat to, const 
   if (src.source != SourceFormat::Source::kDcso) {
     cannot_write(path, to, "its source format field describes a guava file");
   }
-  std::vector<uint8_t> plain(dcso::kHeaderBytes + s.words().size() * 8 + src.data.size());
-  uint8_t* p = plain.data();
-  for (uint64_t v : {src.flags, src.capacity, src.fpp_bits, uint64_t{s.k()}, s.bits(), src.count}) {
-    le::store<uint64_t>(p, v);
-    p += 8;
-  }
-  for (uint64_t w : s.words()) {
-    le::store<uint64_t>(p, w);
-    p += 8;
-  }
-  if (!src.data.empty()) std::memcpy(p, src.data.data(), src.data.size());
+  const dcso::Header dh{src.flags, src.capacity, src.fpp_bits, s.k(), s.bits(), src.count};
+  std::vector<uint8_t> plain = dcso::encode(dh, s.words(), src.data);
   if (!opt.gzip.value_or(src.gzip)) return plain;
   std::vector<uint8_t> gz = interop_io::gzip(plain, opt.gzip_level);
   if (src.gzip && !src.gzip_header.empty()) {

@@ -11,7 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "api/load_filter.h"
+#include "filters/loaded_filter.h"
+#include "format/filter_file.h"
 
 namespace bloomtool {
 
@@ -40,10 +41,14 @@ struct SourceFormat {
 inline constexpr size_t kMaxGzipHeaderBytes = 1024;
 
 std::string encode_source_format(const SourceFormat& s);
+// For a filter of a peer's rule: throws kCorrupt naming `path` when field 7 is not a valid field
+// or names the other peer.
+void check_source_format(const FilterHeader& header, const std::string& path);
 // Throws kCorrupt naming `path` when the bytes are not a valid field 7.
 SourceFormat decode_source_format(std::string_view bytes, const std::string& path);
 
-// Reads `path` in `format` (bloomtool: load_filter). Guava and DCSO files become a Bloom filter
+// Reads `path` in `format` (guava or dcso; load_filter_as in load_filter.h reads every format).
+// Guava and DCSO files become a Bloom filter
 // of hash id 2, 3 or 4 with field 7 filled in; keys_added and distinct_estimate are DCSO's N, or
 // for Guava (which stores no count) its approximateElementCount of the fill; created is the
 // file's modification time. Throws bloomtool::Error naming the file and what is wrong.
@@ -53,7 +58,7 @@ SourceFormat decode_source_format(std::string_view bytes, const std::string& pat
 // read past otherwise; a data
 // block of more than 64 MiB is refused (kLimitExceeded), and so is a gzip member header of more
 // than 1024 bytes when it is kept. A file that looks like another format is named as such.
-LoadedFilter load_filter_as(const std::string& path, FileFormat format, bool keep_source = true);
+LoadedFilter read_foreign_file(const std::string& path, FileFormat format, bool keep_source = true);
 
 // The same for a file image in memory (for tests and fuzzing), keeping the source; created is 0.
 // max_bytes caps the bit array and the data block kept.

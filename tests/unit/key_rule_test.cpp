@@ -1,6 +1,7 @@
-// Hash ids 2-4 (format 1.1): SchemeBloom's positions against the peer components that the interop
-// tests check against the real Guava and DCSO (guava_bloom.h, dcso_bloom.h), field 7, peer files
-// loaded as bloomtool filters and written back, and a bloomtool file of each scheme.
+// Hash ids 2-4 (format 1.1): the peers' key rules (key_rule.h) in a BloomFilter against the rules
+// as the peers' sources state them (written out below, plain `%` and one key at a time; the
+// interop tests check the rules against the real Guava and DCSO), field 7, peer files loaded as
+// bloomtool filters and written back, and a bloomtool file of each scheme.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -13,16 +14,17 @@
 #include <vector>
 
 #include "api/convert.h"
-#include "interop/dcso_bloom.h"
-#include "bloomtool/error.h"
-#include "format/filter_file.h"
-#include "interop/foreign_format.h"
-#include "interop/guava_bloom.h"
-#include "keys/hash.h"
 #include "api/load_filter.h"
-#include "filters/scheme_bloom.h"
 #include "base/fast_mod.h"
+#include "bloomtool/error.h"
+#include "filters/bloom.h"
+#include "filters/key_rule.h"
+#include "format/filter_file.h"
+#include "interop/dcso_codec.h"
+#include "interop/foreign_format.h"
+#include "interop/guava_codec.h"
 #include "interop/interop_io.h"
+#include "keys/hash.h"
 #include "temp_dir.h"
 
 using namespace bloomtool;
@@ -44,36 +46,90 @@ std::string bytes_of(const std::vector<uint8_t>& v) {
   return std::string(v.begin(), v.end());
 }
 
+// The peers' rules as their sources state them: Guava's BloomFilterStrategies (MURMUR128_MITZ_64,
+// MURMUR128_MITZ_32) and DCSO bloom.go's Fingerprint.
+std::vector<uint64_t> reference_positions(uint32_t hash_id, uint64_t m, uint64_t k,
+                                          std::string_view key) {
+  std::vector<uint64_t> out;
+  if (hash_id == kHashDcsoFnv1) {
+    constexpr uint64_t kP = 18446744073709551557ull, kG = 18446744073709550147ull;
+    uint64_t h = fnv1_64(key) % kP;
+    for (uint64_t i = 0; i < k; ++i) {
+      h = (h * kG) % kP;  // the product wraps modulo 2^64, as in Go
+      out.push_back(h % m);
+    }
+    return out;
+  }
+  const Hash128 h = murmur3_x64_128(key, 0);
+  if (hash_id == kHashGuavaMitz64) {
+    uint64_t combined = h.h1;
+    for (uint64_t i = 0; i < k; ++i) {
+      out.push_back((combined & 0x7fffffffffffffffull) % m);
+      combined += h.h2;
+    }
+    return out;
+  }
+  const auto hash1 = static_cast<uint32_t>(h.h1);  // (int) hash64
+  const auto hash2 = static_cast<uint32_t>(h.h1 >> 32);
+  for (uint32_t i = 1; i <= k; ++i) {
+    uint32_t combined = hash1 + i * hash2;
+    if (combined & 0x80000000u) combined = ~combined;
+    out.push_back(combined % m);
+  }
+  return out;
+}
+
+// A Bloom filter of the reference rules: put / mightContain / Add / Check as the peers do them.
+struct ReferenceBloom {
+  uint32_t hash_id;
+  uint64_t m;
+  uint32_t k;
+  std::vector<uint64_t> words = std::vector<uint64_t>((m + 63) / 64);
+  uint64_t count = 0;  // DCSO's N
+  bool add(std::string_view key) {
+    bool fresh = false;
+    for (uint64_t p : reference_positions(hash_id, m, k, key)) {
+      fresh |= ((words[p / 64] >> (p % 64)) & 1) == 0;
+      words[p / 64] |= uint64_t{1} << (p % 64);
+    }
+    count += fresh ? 1 : 0;
+    return fresh;
+  }
+  bool contains(std::string_view key) const {
+    for (uint64_t p : reference_positions(hash_id, m, k, key))
+      if (((words[p / 64] >> (p % 64)) & 1) == 0) return false;
+    return true;
+  }
+};
+
+BloomFilter peer_filter(uint32_t hash_id, uint64_t m, uint32_t k) {
+  return BloomFilter(KeyRule{hash_id, 0}, m, k);
+}
+
 }  // namespace
 
-TEST_CASE("scheme positions equal the peer components' for many m and k", "[scheme]") {
+TEST_CASE("scheme positions equal the peers' rules for many m and k", "[scheme]") {
   const std::vector<std::string> keys = make_keys(300, 7);
   // The real comparison, on filters small enough to allocate: every m from 64 to 64*200 by 64
-  // for Guava and every m from 1 to 5000 for DCSO, against the peer components.
+  // for Guava and every m from 1 to 5000 for DCSO, against the peers' rules.
   for (uint64_t words = 1; words <= 200; ++words) {
-    for (auto strategy : {guava::Strategy::kMurmur128Mitz64, guava::Strategy::kMurmur128Mitz32}) {
+    for (uint32_t hash_id : {kHashGuavaMitz64, kHashGuavaMitz32}) {
       const uint32_t k = static_cast<uint32_t>(1 + words % 13);
-      guava::GuavaBloom g(words, k, strategy);
-      SchemeBloom s(
-          strategy == guava::Strategy::kMurmur128Mitz64 ? kHashGuavaMitz64 : kHashGuavaMitz32,
-          words * 64, k);
-      std::vector<uint64_t> a(k), b(k);
+      const BloomFilter s = peer_filter(hash_id, words * 64, k);
+      std::vector<uint64_t> b(k);
       for (const std::string& key : keys) {
-        g.positions(key, a.data());
         s.positions(key, b.data());
-        REQUIRE(a == b);
+        REQUIRE(reference_positions(hash_id, words * 64, k, key) == b);
       }
     }
   }
   for (uint64_t m = 1; m <= 5000; m += 7) {
     const uint64_t k = 1 + m % 11;
-    dcso::DcsoBloom d(100, 0.01, k, m);
-    SchemeBloom s(kHashDcsoFnv1, m, static_cast<uint32_t>(k));
-    std::vector<uint64_t> a(k), b(k);
+    const BloomFilter s = peer_filter(kHashDcsoFnv1, m, static_cast<uint32_t>(k));
+    std::vector<uint64_t> b(k);
     for (const std::string& key : keys) {
-      d.positions(key, a.data());
       s.positions(key, b.data());
-      REQUIRE(a == b);
+      REQUIRE(reference_positions(kHashDcsoFnv1, m, k, key) == b);
     }
   }
 }
@@ -108,30 +164,33 @@ TEST_CASE("the multiply-only remainder equals %", "[scheme]") {
   }
 }
 
-TEST_CASE("scheme filters answer like the peer components", "[scheme]") {
+TEST_CASE("scheme filters answer like the peers' rules", "[scheme]") {
   const std::vector<std::string> members = make_keys(2000, 1);
   const std::vector<std::string> others = make_keys(20000, 2);
-  guava::GuavaBloom g = guava::GuavaBloom::create(2000, 0.01);
-  SchemeBloom gs(kHashGuavaMitz64, g.bit_size(), g.k());
-  dcso::DcsoBloom d = dcso::DcsoBloom::create(2000, 0.01);
-  SchemeBloom ds(kHashDcsoFnv1, d.bits(), static_cast<uint32_t>(d.k()));
+  const guava::Sizing gz = guava::size_for(2000, 0.01);
+  ReferenceBloom g{kHashGuavaMitz64, gz.bit_size(), gz.k};
+  BloomFilter gs = peer_filter(kHashGuavaMitz64, g.m, g.k);
+  const dcso::Sizing dz = dcso::size_for(2000, 0.01);
+  ReferenceBloom d{kHashDcsoFnv1, dz.m, static_cast<uint32_t>(dz.k)};
+  BloomFilter ds = peer_filter(kHashDcsoFnv1, d.m, d.k);
   uint64_t counted = 0;
   for (const std::string& key : members) {
-    g.put(key);
-    gs.add(key);
+    g.add(key);
+    gs.add_key(key);
     d.add(key);
     counted += ds.add_counting(key) ? 1 : 0;
   }
-  CHECK(counted == d.count());
-  REQUIRE(std::equal(gs.words().begin(), gs.words().end(), g.words().begin()));
-  REQUIRE(std::equal(ds.words().begin(), ds.words().end(), d.words().begin()));
+  CHECK(counted == d.count);
+  REQUIRE(std::equal(gs.words().begin(), gs.words().end(), g.words.begin()));
+  REQUIRE(std::equal(ds.words().begin(), ds.words().end(), d.words.begin()));
   std::vector<std::string_view> views(others.begin(), others.end());
   std::vector<uint8_t> out(views.size());
   gs.contains_keys(views, out.data());
-  for (size_t i = 0; i < views.size(); ++i) REQUIRE((out[i] != 0) == g.might_contain(others[i]));
+  for (size_t i = 0; i < views.size(); ++i) REQUIRE((out[i] != 0) == g.contains(others[i]));
   ds.contains_keys(views, out.data());
-  for (size_t i = 0; i < views.size(); ++i) REQUIRE((out[i] != 0) == d.check(others[i]));
+  for (size_t i = 0; i < views.size(); ++i) REQUIRE((out[i] != 0) == d.contains(others[i]));
   CHECK(gs.contains_hash(12345));  // the hash interface cannot answer: "maybe", never "absent"
+  CHECK(!gs.rule().takes_key_hash());
 }
 
 namespace {
@@ -166,7 +225,7 @@ TEST_CASE("batched positions equal key-by-key positions at every k and m edge", 
     for (uint64_t m : scheme.ms) {
       for (uint32_t k : {1u, 2u, 7u, 8u, 9u, 31u, 255u}) {
         CAPTURE(scheme.hash_id, m, k);
-        const SchemeBloom s(scheme.hash_id, m, k);
+        const BloomFilter s = peer_filter(scheme.hash_id, m, k);
         std::vector<uint64_t> batched(views.size() * k + 1, 99);
         s.positions_batch(views, batched.data());
         CHECK(batched.back() == 99);  // nothing past the batch
@@ -198,21 +257,22 @@ TEST_CASE("batched adds and probes equal key-by-key ones", "[scheme]") {
       // A filter about half full, and a tiny one that fills up.
       for (uint64_t m : {uint64_t{3000} * k * 64 / 44 / 64 * 64, uint64_t{128}}) {
         CAPTURE(hash_id, k, m);
-        SchemeBloom one(hash_id, m, k), concurrent(hash_id, m, k), counting(hash_id, m, k);
+        BloomFilter one = peer_filter(hash_id, m, k), concurrent = peer_filter(hash_id, m, k),
+                    counting = peer_filter(hash_id, m, k);
         uint64_t counted = 0;
         for (std::string_view key : views) {
-          one.add(key);
+          one.add_key(key);
           counted += counting.add_counting(key) ? 1 : 0;
         }
-        concurrent.add_concurrent(views);
+        concurrent.add_keys_concurrent(views);
         REQUIRE(std::equal(one.words().begin(), one.words().end(), concurrent.words().begin()));
-        SchemeBloom batch(hash_id, m, k);
-        batch.add_batch(views);
+        BloomFilter batch = peer_filter(hash_id, m, k);
+        batch.add_keys(views);
         REQUIRE(std::equal(one.words().begin(), one.words().end(), batch.words().begin()));
         REQUIRE(std::equal(one.words().begin(), one.words().end(), counting.words().begin()));
         // The same keys' positions added in pieces of random sizes, a partial key at the end of
         // each piece ignored and given again at the start of the next.
-        SchemeBloom pieces(hash_id, m, k), narrow_pieces(hash_id, m, k);
+        BloomFilter pieces = peer_filter(hash_id, m, k), narrow_pieces = peer_filter(hash_id, m, k);
         std::vector<uint64_t> pos(views.size() * k);
         std::vector<uint32_t> narrow(views.size() * k);
         pieces.positions_batch(views, pos.data());
@@ -254,7 +314,7 @@ TEST_CASE("scheme geometry limits", "[scheme]") {
   CHECK(scheme_geometry_problem(kHashDcsoFnv1, (uint64_t{1} << 40) + 1, 3) ==
         "m=1099511627777 is out of range (1 bit to 2^40 bits)");
   CHECK(scheme_geometry_problem(kHashXxh3_64, 64, 3) == "hash id 1 is not a key scheme");
-  CHECK_THROWS_AS(SchemeBloom(kHashDcsoFnv1, 0, 3), Error);
+  CHECK_THROWS_AS(peer_filter(kHashDcsoFnv1, 0, 3), Error);
 }
 
 TEST_CASE("field 7 round trips and rejects damage", "[scheme]") {
@@ -286,33 +346,36 @@ TEST_CASE("peer files load as filters of their scheme and convert back byte for 
   test::TempDir dir;
   const std::vector<std::string> members = make_keys(3000, 3);
   const std::vector<std::string> others = make_keys(3000, 4);
-  guava::GuavaBloom g = guava::GuavaBloom::create(3000, 0.02);
-  dcso::DcsoBloom d = dcso::DcsoBloom::create(3000, 0.02);
+  BloomFilter g = guava::create(3000, 0.02);
+  dcso::File d = dcso::File::create(3000, 0.02);
+  BloomFilter df = d.filter();
+  uint64_t counted = 0;
   for (const std::string& key : members) {
-    g.put(key);
-    d.add(key);
+    g.add_key(key);
+    counted += df.add_counting(key) ? 1 : 0;
   }
-  d.set_data({'m', 'e', 't', 'a'});
-  const std::string gpath = dir.write("g.bin", bytes_of(g.serialize()));
+  d.set_bits(df, counted);
+  d.data = {'m', 'e', 't', 'a'};
+  const std::string gpath = dir.write("g.bin", bytes_of(guava::serialize(g)));
   const std::string dpath = dir.write("d.bloom", bytes_of(d.serialize()));
 
   LoadedFilter lg = load_filter_as(gpath, FileFormat::kGuava);
   CHECK(lg.header.hash_id == kHashGuavaMitz64);
-  CHECK(lg.header.m == g.bit_size());
+  CHECK(lg.header.m == g.bits());
   CHECK(lg.header.k == g.k());
-  CHECK(lg.header.keys_added == g.approximate_element_count());
+  CHECK(lg.header.keys_added == guava::approximate_element_count(g));
   CHECK(std::llabs(static_cast<long long>(lg.header.distinct_estimate) -
-                   static_cast<long long>(g.approximate_element_count())) <= 1);
+                   static_cast<long long>(guava::approximate_element_count(g))) <= 1);
   LoadedFilter ld = load_filter_as(dpath, FileFormat::kDcso);
   CHECK(ld.header.hash_id == kHashDcsoFnv1);
-  CHECK(ld.header.keys_added == d.count());
+  CHECK(ld.header.keys_added == d.header.count);
 
   std::vector<std::string_view> views(others.begin(), others.end());
   std::vector<uint8_t> out(views.size());
   filter_contains_keys(lg, views, out.data());
-  for (size_t i = 0; i < views.size(); ++i) REQUIRE((out[i] != 0) == g.might_contain(others[i]));
+  for (size_t i = 0; i < views.size(); ++i) REQUIRE((out[i] != 0) == g.contains(others[i]));
   filter_contains_keys(ld, views, out.data());
-  for (size_t i = 0; i < views.size(); ++i) REQUIRE((out[i] != 0) == d.check(others[i]));
+  for (size_t i = 0; i < views.size(); ++i) REQUIRE((out[i] != 0) == df.contains(others[i]));
 
   // To a bloomtool file (minor 1, field 7) and back.
   for (auto* f : {&lg, &ld}) {
@@ -326,7 +389,7 @@ TEST_CASE("peer files load as filters of their scheme and convert back byte for 
     filter_contains_keys(back, views, out.data());
     const std::vector<uint8_t> peer_bytes = encode_foreign(back, peer, btpath);
     CHECK(bytes_of(peer_bytes) ==
-          bytes_of(peer == FileFormat::kGuava ? g.serialize() : d.serialize()));
+          bytes_of(peer == FileFormat::kGuava ? guava::serialize(g) : d.serialize()));
   }
   // A scheme cannot be written as another peer's file.
   CHECK_THROWS_WITH(encode_foreign(lg, FileFormat::kDcso, "g.bf"),

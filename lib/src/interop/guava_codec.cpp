@@ -1,12 +1,12 @@
-#include "interop/guava_bloom.h"
+#include "interop/guava_codec.h"
 
 #include <bit>
 #include <cmath>
 #include <limits>
 
 #include "bloomtool/error.h"
-#include "filters/interop_hash.h"
 #include "interop/interop_io.h"
+#include "keys/hash.h"
 
 namespace bloomtool::guava {
 
@@ -105,7 +105,15 @@ Sizing size_for(uint64_t n, double p, KRule rule) {
   return s;
 }
 
-GuavaBloom::GuavaBloom(uint64_t words, uint32_t k, Strategy strategy) : k_(k), strategy_(strategy) {
+uint32_t hash_id_of(Strategy strategy) noexcept {
+  return strategy == Strategy::kMurmur128Mitz32 ? kHashGuavaMitz32 : kHashGuavaMitz64;
+}
+
+Strategy strategy_of(uint32_t hash_id) noexcept {
+  return hash_id == kHashGuavaMitz32 ? Strategy::kMurmur128Mitz32 : Strategy::kMurmur128Mitz64;
+}
+
+BloomFilter make(uint64_t words, uint32_t k, Strategy strategy) {
   if (words == 0 || words > kMaxWords) {
     throw Error(ErrorCode::kInvalidArgument,
                 "guava: word count " + std::to_string(words) + " outside 1..2^31-1");
@@ -117,161 +125,92 @@ GuavaBloom::GuavaBloom(uint64_t words, uint32_t k, Strategy strategy) : k_(k), s
     throw Error(ErrorCode::kInvalidArgument,
                 "guava: unknown strategy ordinal " + std::to_string(static_cast<int>(strategy)));
   }
-  words_.assign(words, 0);
+  return BloomFilter(KeyRule{hash_id_of(strategy), 0}, words * 64, k);
 }
 
-GuavaBloom GuavaBloom::create(uint64_t n, double p, Strategy strategy, KRule rule) {
+BloomFilter create(uint64_t n, double p, Strategy strategy, KRule rule) {
   const Sizing s = size_for(n, p, rule);
-  return GuavaBloom(s.words, s.k, strategy);
+  return make(s.words, s.k, strategy);
 }
 
-void GuavaBloom::positions(std::string_view key, uint64_t* out) const noexcept {
-  const uint64_t m = bit_size();
-  const Hash128 h = murmur3_x64_128(key, 0);
-  if (strategy_ == Strategy::kMurmur128Mitz64) {
-    uint64_t combined = h.h1;
-    for (uint32_t i = 0; i < k_; ++i) {
-      out[i] = (combined & 0x7fffffffffffffffull) % m;
-      combined += h.h2;
-    }
-  } else {
-    // hash64 = HashCode.asLong() = h1; hash1 = (int) hash64, hash2 = (int) (hash64 >>> 32).
-    const uint32_t hash1 = static_cast<uint32_t>(h.h1);
-    const uint32_t hash2 = static_cast<uint32_t>(h.h1 >> 32);
-    for (uint32_t i = 1; i <= k_; ++i) {
-      uint32_t combined = hash1 + i * hash2;  // Java int arithmetic wraps the same way
-      if (combined & 0x80000000u) combined = ~combined;
-      out[i - 1] = static_cast<uint64_t>(combined) % m;
-    }
-  }
-}
-
-bool GuavaBloom::put(std::string_view key) noexcept {
-  const uint64_t m = bit_size();
-  const Hash128 h = murmur3_x64_128(key, 0);
-  bool changed = false;
-  auto set = [&](uint64_t i) {
-    const uint64_t mask = 1ull << (i & 63);
-    uint64_t& w = words_[i >> 6];
-    changed |= (w & mask) == 0;
-    w |= mask;
-  };
-  if (strategy_ == Strategy::kMurmur128Mitz64) {
-    uint64_t combined = h.h1;
-    for (uint32_t i = 0; i < k_; ++i) {
-      set((combined & 0x7fffffffffffffffull) % m);
-      combined += h.h2;
-    }
-  } else {
-    const uint32_t hash1 = static_cast<uint32_t>(h.h1);
-    const uint32_t hash2 = static_cast<uint32_t>(h.h1 >> 32);
-    for (uint32_t i = 1; i <= k_; ++i) {
-      uint32_t combined = hash1 + i * hash2;
-      if (combined & 0x80000000u) combined = ~combined;
-      set(static_cast<uint64_t>(combined) % m);
-    }
-  }
-  return changed;
-}
-
-bool GuavaBloom::might_contain(std::string_view key) const noexcept {
-  const uint64_t m = bit_size();
-  const Hash128 h = murmur3_x64_128(key, 0);
-  auto get = [&](uint64_t i) { return (words_[i >> 6] >> (i & 63)) & 1; };
-  if (strategy_ == Strategy::kMurmur128Mitz64) {
-    uint64_t combined = h.h1;
-    for (uint32_t i = 0; i < k_; ++i) {
-      if (!get((combined & 0x7fffffffffffffffull) % m)) return false;
-      combined += h.h2;
-    }
-    return true;
-  }
-  const uint32_t hash1 = static_cast<uint32_t>(h.h1);
-  const uint32_t hash2 = static_cast<uint32_t>(h.h1 >> 32);
-  for (uint32_t i = 1; i <= k_; ++i) {
-    uint32_t combined = hash1 + i * hash2;
-    if (combined & 0x80000000u) combined = ~combined;
-    if (!get(static_cast<uint64_t>(combined) % m)) return false;
-  }
-  return true;
-}
-
-uint64_t GuavaBloom::bit_count() const noexcept {
-  uint64_t c = 0;
-  for (uint64_t w : words_) c += static_cast<uint64_t>(std::popcount(w));
-  return c;
-}
-
-uint64_t GuavaBloom::approximate_element_count() const noexcept {
-  const double m = static_cast<double>(bit_size());
-  const double fraction = static_cast<double>(bit_count()) / m;
-  const double estimate = -std::log1p(-fraction) * m / static_cast<double>(k_);
+uint64_t approximate_element_count(const BloomFilter& f) noexcept {
+  const double m = static_cast<double>(f.bits());
+  const double fraction = static_cast<double>(f.set_bit_count()) / m;
+  const double estimate = -std::log1p(-fraction) * m / static_cast<double>(f.k());
   if (!(estimate < 9.2e18)) return std::numeric_limits<uint64_t>::max();  // all bits set
   return static_cast<uint64_t>(std::floor(estimate + 0.5));
 }
 
-std::vector<uint8_t> GuavaBloom::serialize() const {
-  std::vector<uint8_t> out(kHeaderBytes + words_.size() * 8);
-  out[0] = static_cast<uint8_t>(strategy_);
-  out[1] = static_cast<uint8_t>(k_);
-  const uint32_t w = static_cast<uint32_t>(words_.size());
+std::vector<uint8_t> encode(Strategy strategy, uint32_t k, std::span<const uint64_t> words) {
+  std::vector<uint8_t> out(kHeaderBytes + words.size() * 8);
+  out[0] = static_cast<uint8_t>(strategy);
+  out[1] = static_cast<uint8_t>(k);
+  const uint32_t w = static_cast<uint32_t>(words.size());
   out[2] = static_cast<uint8_t>(w >> 24);
   out[3] = static_cast<uint8_t>(w >> 16);
   out[4] = static_cast<uint8_t>(w >> 8);
   out[5] = static_cast<uint8_t>(w);
-  for (size_t i = 0; i < words_.size(); ++i) store_be64(&out[kHeaderBytes + 8 * i], words_[i]);
+  for (size_t i = 0; i < words.size(); ++i) store_be64(&out[kHeaderBytes + 8 * i], words[i]);
   return out;
 }
 
-GuavaBloom GuavaBloom::deserialize(std::span<const uint8_t> bytes, const std::string& name,
-                                   bool allow_trailing) {
-  if (bytes.size() < kHeaderBytes) {
+std::vector<uint8_t> serialize(const BloomFilter& f) {
+  return encode(strategy_of(f.rule().hash_id), f.k(), f.words());
+}
+
+Header decode_header(std::span<const uint8_t> head, const std::string& name) {
+  if (head.size() < kHeaderBytes) {
     bad(ErrorCode::kCorrupt, name,
-        "truncated: file has " + std::to_string(bytes.size()) +
+        "truncated: file has " + std::to_string(head.size()) +
             " bytes, the header needs 6 (strategy, k, word count)");
   }
-  const int8_t ordinal = static_cast<int8_t>(bytes[0]);
+  const int8_t ordinal = static_cast<int8_t>(head[0]);
   if (ordinal != 0 && ordinal != 1) {
     bad(ErrorCode::kUnsupported, name,
         "strategy ordinal " + std::to_string(ordinal) +
             " at offset 0 is not MURMUR128_MITZ_32 (0) or MURMUR128_MITZ_64 (1)");
   }
-  const uint32_t k = bytes[1];
+  const uint32_t k = head[1];
   if (k == 0) bad(ErrorCode::kCorrupt, name, "k = 0 at offset 1 (must be 1..255)");
-  const int32_t words = static_cast<int32_t>((static_cast<uint32_t>(bytes[2]) << 24) |
-                                             (static_cast<uint32_t>(bytes[3]) << 16) |
-                                             (static_cast<uint32_t>(bytes[4]) << 8) | bytes[5]);
+  const int32_t words = static_cast<int32_t>((static_cast<uint32_t>(head[2]) << 24) |
+                                             (static_cast<uint32_t>(head[3]) << 16) |
+                                             (static_cast<uint32_t>(head[4]) << 8) | head[5]);
   if (words <= 0) {
     bad(ErrorCode::kCorrupt, name,
         "data length " + std::to_string(words) + " longs at offset 2 (must be positive)");
   }
+  return Header{static_cast<Strategy>(ordinal), k, static_cast<uint64_t>(words)};
+}
+
+BloomFilter deserialize(std::span<const uint8_t> bytes, const std::string& name,
+                        bool allow_trailing) {
+  const Header h = decode_header(bytes, name);
   const uint64_t body = bytes.size() - kHeaderBytes;
-  const uint64_t need = static_cast<uint64_t>(words) * 8;
+  const uint64_t need = h.words * 8;
   if (need > body) {
     bad(ErrorCode::kCorrupt, name,
-        "data length " + std::to_string(words) + " longs at offset 2 (" + std::to_string(need) +
+        "data length " + std::to_string(h.words) + " longs at offset 2 (" + std::to_string(need) +
             " bytes) exceeds the file (" + std::to_string(body) + " bytes after the header)");
   }
   if (need < body && !allow_trailing) {
     bad(ErrorCode::kCorrupt, name,
         std::to_string(body - need) + " trailing bytes at offset " +
-            std::to_string(kHeaderBytes + need) + " after the " + std::to_string(words) +
+            std::to_string(kHeaderBytes + need) + " after the " + std::to_string(h.words) +
             " longs of the bit array");
   }
-  GuavaBloom f(static_cast<uint64_t>(words), k, static_cast<Strategy>(ordinal));
-  for (int32_t i = 0; i < words; ++i) {
-    f.words_[static_cast<size_t>(i)] = load_be64(bytes.data() + kHeaderBytes + 8 * i);
-  }
+  BloomFilter f = make(h.words, h.k, h.strategy);
+  uint64_t* w = f.mutable_words().data();
+  for (uint64_t i = 0; i < h.words; ++i) w[i] = load_be64(bytes.data() + kHeaderBytes + 8 * i);
   return f;
 }
 
-GuavaBloom GuavaBloom::read_file(const std::string& path, bool allow_trailing, uint64_t max_bytes) {
+BloomFilter read_file(const std::string& path, bool allow_trailing, uint64_t max_bytes) {
   const std::vector<uint8_t> bytes = interop_io::read_file(path, max_bytes);
   return deserialize(bytes, path, allow_trailing);
 }
 
-void GuavaBloom::write_file(const std::string& path) const {
-  const std::vector<uint8_t> bytes = serialize();
+void write_file(const BloomFilter& filter, const std::string& path) {
+  const std::vector<uint8_t> bytes = serialize(filter);
   interop_io::write_file_atomic(path, bytes);
 }
 

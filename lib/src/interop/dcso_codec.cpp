@@ -1,13 +1,13 @@
-#include "interop/dcso_bloom.h"
+#include "interop/dcso_codec.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
 
-#include "bloomtool/error.h"
-#include "filters/interop_hash.h"
 #include "base/byte_order.h"
+#include "bloomtool/error.h"
 #include "interop/interop_io.h"
 
 // go_log must round exactly like Go's SSE2 code: no fused multiply-adds, so CMake compiles this
@@ -122,123 +122,117 @@ Sizing size_for(uint64_t n, double p) {
   return s;
 }
 
-bool m_degrades_sequence(uint64_t m) noexcept {
-  return std::has_single_bit(m);
-}
-
-DcsoBloom::DcsoBloom(uint64_t n, double p, uint64_t k, uint64_t m)
-    : n_(n), p_bits_(std::bit_cast<uint64_t>(p)), k_(k), m_(m) {
+File File::make(uint64_t n, double p, uint64_t k, uint64_t m) {
   check_geometry(k, m, "");
-  words_.assign(m / 64 + (m % 64 != 0), 0);
+  File f;
+  f.header.n = n;
+  f.header.p_bits = std::bit_cast<uint64_t>(p);
+  f.header.k = k;
+  f.header.m = m;
+  f.words.assign(f.header.words(), 0);
+  return f;
 }
 
-DcsoBloom DcsoBloom::create(uint64_t n, double p) {
+File File::create(uint64_t n, double p) {
   const Sizing s = size_for(n, p);
-  return DcsoBloom(n, p, s.k, s.m);
+  return make(n, p, s.k, s.m);
 }
 
-double DcsoBloom::fpp() const noexcept {
-  return std::bit_cast<double>(p_bits_);
+double File::fpp() const noexcept {
+  return std::bit_cast<double>(header.p_bits);
 }
 
-void DcsoBloom::positions(std::string_view key, uint64_t* out) const noexcept {
-  uint64_t h = fnv1_64(key) % kPrime;
-  for (uint64_t i = 0; i < k_; ++i) {
-    h = (h * kMultiplier) % kPrime;  // the product wraps modulo 2^64, as in Go
-    out[i] = h % m_;
-  }
-}
-
-bool DcsoBloom::add(std::string_view key) noexcept {
-  uint64_t h = fnv1_64(key) % kPrime;
-  bool fresh = false;
-  for (uint64_t i = 0; i < k_; ++i) {
-    h = (h * kMultiplier) % kPrime;
-    const uint64_t pos = h % m_;
-    const uint64_t mask = 1ull << (pos % 64);
-    uint64_t& w = words_[pos / 64];
-    fresh |= (w & mask) == 0;
-    w |= mask;
-  }
-  if (fresh) ++count_;
-  return fresh;
-}
-
-bool DcsoBloom::check(std::string_view key) const noexcept {
-  uint64_t h = fnv1_64(key) % kPrime;
-  for (uint64_t i = 0; i < k_; ++i) {
-    h = (h * kMultiplier) % kPrime;
-    const uint64_t pos = h % m_;
-    if (((words_[pos / 64] >> (pos % 64)) & 1) == 0) return false;
-  }
-  return true;
-}
-
-uint64_t DcsoBloom::bit_count() const noexcept {
+uint64_t File::bit_count() const noexcept {
   uint64_t c = 0;
-  for (uint64_t w : words_) c += static_cast<uint64_t>(std::popcount(w));
+  for (uint64_t w : words) c += static_cast<uint64_t>(std::popcount(w));
   return c;
 }
 
-std::vector<uint8_t> DcsoBloom::serialize() const {
-  std::vector<uint8_t> out(kHeaderBytes + words_.size() * 8 + data_.size());
+BloomFilter File::filter() const {
+  const std::string why = scheme_geometry_problem(kHashDcsoFnv1, header.m, header.k);
+  if (!why.empty()) throw Error(ErrorCode::kInvalidArgument, "dcso: " + why);
+  BloomFilter f(KeyRule{kHashDcsoFnv1, 0}, header.m, static_cast<uint32_t>(header.k));
+  std::copy(words.begin(), words.end(), f.mutable_words().begin());
+  return f;
+}
+
+void File::set_bits(const BloomFilter& filter, uint64_t counted) {
+  words.assign(filter.words().begin(), filter.words().end());
+  header.count += counted;
+}
+
+std::vector<uint8_t> encode(const Header& h, std::span<const uint64_t> words,
+                            std::span<const uint8_t> data) {
+  std::vector<uint8_t> out(kHeaderBytes + words.size() * 8 + data.size());
   uint8_t* p = out.data();
-  for (uint64_t v : {flags_, n_, p_bits_, k_, m_, count_}) {
+  for (uint64_t v : {h.flags, h.n, h.p_bits, h.k, h.m, h.count}) {
     le::store<uint64_t>(p, v);
     p += 8;
   }
-  for (uint64_t w : words_) {
+  for (uint64_t w : words) {
     le::store<uint64_t>(p, w);
     p += 8;
   }
-  if (!data_.empty()) std::memcpy(p, data_.data(), data_.size());
+  if (!data.empty()) std::memcpy(p, data.data(), data.size());
   return out;
 }
 
-DcsoBloom DcsoBloom::deserialize(std::span<const uint8_t> bytes, const std::string& name) {
+std::vector<uint8_t> File::serialize() const {
+  return encode(header, words, data);
+}
+
+Header decode_header(std::span<const uint8_t> bytes, const std::string& name,
+                     const Limits& limits) {
   if (bytes.size() < kHeaderBytes) {
     bad(ErrorCode::kCorrupt, name,
         "truncated: file has " + std::to_string(bytes.size()) +
             " bytes, the header needs 48 (flags, n, p, k, m, N)");
   }
   const uint8_t* b = bytes.data();
-  DcsoBloom f;
-  f.flags_ = le::load<uint64_t>(b);
-  f.n_ = le::load<uint64_t>(b + 8);
-  f.p_bits_ = le::load<uint64_t>(b + 16);
-  f.k_ = le::load<uint64_t>(b + 24);
-  f.m_ = le::load<uint64_t>(b + 32);
-  f.count_ = le::load<uint64_t>(b + 40);
-  if ((f.flags_ & 0xFF) != 1) {
+  Header h;
+  h.flags = le::load<uint64_t>(b);
+  h.n = le::load<uint64_t>(b + 8);
+  h.p_bits = le::load<uint64_t>(b + 16);
+  h.k = le::load<uint64_t>(b + 24);
+  h.m = le::load<uint64_t>(b + 32);
+  h.count = le::load<uint64_t>(b + 40);
+  if ((h.flags & 0xFF) != 1) {
     bad(ErrorCode::kUnsupported, name,
-        "version byte " + std::to_string(f.flags_ & 0xFF) +
+        "version byte " + std::to_string(h.flags & 0xFF) +
             " at offset 0 (only version 1 exists; a gzip file needs gzip decompression)");
   }
-  if (f.k_ == 0) bad(ErrorCode::kCorrupt, name, "k = 0 at offset 24 (must be at least 1)");
-  if (f.k_ > kMaxK) {
+  if (h.k == 0) bad(ErrorCode::kCorrupt, name, "k = 0 at offset 24 (must be at least 1)");
+  if (h.k > limits.max_k) {
     bad(ErrorCode::kLimitExceeded, name,
-        "k = " + std::to_string(f.k_) + " at offset 24 exceeds the limit of 4096");
+        "k = " + std::to_string(h.k) + " at offset 24 exceeds " + limits.k_limit);
   }
-  if (f.m_ == 0) bad(ErrorCode::kCorrupt, name, "m = 0 bits at offset 32 (must be at least 1)");
-  if (f.m_ > kMaxBits) {
+  if (h.m == 0) bad(ErrorCode::kCorrupt, name, "m = 0 bits at offset 32 (must be at least 1)");
+  if (h.m > limits.max_m) {
     bad(ErrorCode::kLimitExceeded, name,
-        "m = " + std::to_string(f.m_) + " bits at offset 32 exceeds the limit of 2^53");
+        "m = " + std::to_string(h.m) + " bits at offset 32 exceeds " + limits.m_limit);
   }
-  const uint64_t words = f.m_ / 64 + (f.m_ % 64 != 0);
+  return h;
+}
+
+File File::deserialize(std::span<const uint8_t> bytes, const std::string& name) {
+  File f;
+  f.header = decode_header(bytes, name);
+  const uint64_t words = f.header.words();
   const uint64_t body = bytes.size() - kHeaderBytes;
   if (words * 8 > body) {
     bad(ErrorCode::kCorrupt, name,
-        "m = " + std::to_string(f.m_) + " bits at offset 32 needs " + std::to_string(words * 8) +
-            " bytes of bit array, the file has " + std::to_string(body) + " after the header");
+        "m = " + std::to_string(f.header.m) + " bits at offset 32 needs " +
+            std::to_string(words * 8) + " bytes of bit array, the file has " +
+            std::to_string(body) + " after the header");
   }
-  f.words_.resize(words);
-  for (uint64_t i = 0; i < words; ++i) f.words_[i] = le::load<uint64_t>(b + kHeaderBytes + 8 * i);
-  f.data_.assign(bytes.begin() + static_cast<ptrdiff_t>(kHeaderBytes + words * 8), bytes.end());
+  const uint8_t* b = bytes.data();
+  f.words.resize(words);
+  for (uint64_t i = 0; i < words; ++i) f.words[i] = le::load<uint64_t>(b + kHeaderBytes + 8 * i);
+  f.data.assign(bytes.begin() + static_cast<ptrdiff_t>(kHeaderBytes + words * 8), bytes.end());
   return f;
 }
 
-DcsoBloom DcsoBloom::read_file(const std::string& path, Compression compression,
-                               uint64_t max_bytes) {
+File File::read_file(const std::string& path, Compression compression, uint64_t max_bytes) {
   std::vector<uint8_t> bytes = interop_io::read_file(path, max_bytes);
   const bool gz = compression == Compression::kGzip ||
                   (compression == Compression::kAuto && interop_io::looks_gzip(bytes));
@@ -247,7 +241,7 @@ DcsoBloom DcsoBloom::read_file(const std::string& path, Compression compression,
   return deserialize(plain, path + " (decompressed)");
 }
 
-void DcsoBloom::write_file(const std::string& path, Compression compression, int gzip_level) const {
+void File::write_file(const std::string& path, Compression compression, int gzip_level) const {
   const std::vector<uint8_t> plain = serialize();
   if (compression == Compression::kGzip) {
     interop_io::write_file_atomic(path, interop_io::gzip(plain, gzip_level));

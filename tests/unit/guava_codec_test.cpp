@@ -1,13 +1,15 @@
-// Guava BloomFilter component: sizing and bytes checked against values Guava 31.1 produced
-// (BloomFilter.create(Funnels.stringFunnel(UTF_8), n, p) + put + writeTo), and the reader's
-// validation. The interop tests (tests/interop) run the real jar.
+// Guava BloomFilter codec (with the Guava key rules): sizing and bytes checked against values
+// Guava 31.1 produced (BloomFilter.create(Funnels.stringFunnel(UTF_8), n, p) + put + writeTo), and
+// the reader's validation. The interop tests (tests/interop) run the real jar.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "bloomtool/error.h"
-#include "interop/guava_bloom.h"
+#include "filters/bloom.h"
+#include "interop/guava_codec.h"
 #include "temp_dir.h"
 
 using namespace bloomtool;
@@ -25,7 +27,7 @@ std::vector<uint8_t> from_hex(const std::string& hex) {
 
 ErrorCode code_of(const std::vector<uint8_t>& bytes, std::string* message = nullptr) {
   try {
-    GuavaBloom::deserialize(bytes, "f.bin");
+    deserialize(bytes, "f.bin");
   } catch (const Error& e) {
     if (message) *message = e.what();
     return e.code();
@@ -91,43 +93,43 @@ TEST_CASE("guava writer reproduces Guava's bytes", "[interop][guava]") {
       "01070000000f000008000000000000000000000200000000000000000000000080000808302000000000000000"
       "000000910204000000000000000002000000000020000000000008000000000000004000000000000000000000"
       "000000000000000000200000000000000000008000000000000002000000000000000001";
-  GuavaBloom f = GuavaBloom::create(100, 0.01);
-  CHECK(f.put("alpha"));
-  CHECK(f.put("beta"));
-  CHECK(f.put("gamma"));
-  CHECK_FALSE(f.put("gamma"));
-  const std::vector<uint8_t> bytes = f.serialize();
+  BloomFilter f = create(100, 0.01);
+  CHECK(f.add_counting("alpha"));
+  CHECK(f.add_counting("beta"));
+  CHECK(f.add_counting("gamma"));
+  CHECK_FALSE(f.add_counting("gamma"));
+  const std::vector<uint8_t> bytes = serialize(f);
   CHECK(bytes == from_hex(expected));
 
-  const GuavaBloom g = GuavaBloom::deserialize(bytes, "mem");
+  const BloomFilter g = deserialize(bytes, "mem");
   CHECK(g.k() == 7);
-  CHECK(g.bit_size() == 15 * 64);
-  CHECK(g.strategy() == Strategy::kMurmur128Mitz64);
-  CHECK(g.might_contain("alpha"));
-  CHECK(g.might_contain("beta"));
-  CHECK(g.might_contain("gamma"));
-  CHECK(g.serialize() == bytes);
-  CHECK(g.approximate_element_count() == 3);
+  CHECK(g.bits() == 15 * 64);
+  CHECK(strategy_of(g.rule().hash_id) == Strategy::kMurmur128Mitz64);
+  CHECK(g.contains("alpha"));
+  CHECK(g.contains("beta"));
+  CHECK(g.contains("gamma"));
+  CHECK(serialize(g) == bytes);
+  CHECK(approximate_element_count(g) == 3);
 }
 
 TEST_CASE("guava MITZ_32 and MITZ_64 have no false negatives", "[interop][guava]") {
   for (Strategy s : {Strategy::kMurmur128Mitz32, Strategy::kMurmur128Mitz64}) {
-    GuavaBloom f = GuavaBloom::create(5000, 0.01, s);
-    for (int i = 0; i < 5000; ++i) f.put("key-" + std::to_string(i));
+    BloomFilter f = create(5000, 0.01, s);
+    for (int i = 0; i < 5000; ++i) f.add_key("key-" + std::to_string(i));
     int fn = 0;
     int fp = 0;
-    for (int i = 0; i < 5000; ++i) fn += !f.might_contain("key-" + std::to_string(i));
-    for (int i = 0; i < 20000; ++i) fp += f.might_contain("other-" + std::to_string(i));
+    for (int i = 0; i < 5000; ++i) fn += !f.contains("key-" + std::to_string(i));
+    for (int i = 0; i < 20000; ++i) fp += f.contains("other-" + std::to_string(i));
     CHECK(fn == 0);
     CHECK(fp < 400);  // 1% of 20000 is 200
-    const GuavaBloom g = GuavaBloom::deserialize(f.serialize(), "mem");
-    CHECK(g.strategy() == s);
-    CHECK(g.words() == f.words());
+    const BloomFilter g = deserialize(serialize(f), "mem");
+    CHECK(strategy_of(g.rule().hash_id) == s);
+    CHECK(std::equal(g.words().begin(), g.words().end(), f.words().begin(), f.words().end()));
   }
 }
 
 TEST_CASE("guava reader validates before allocating", "[interop][guava]") {
-  std::vector<uint8_t> good = GuavaBloom::create(100, 0.01).serialize();
+  std::vector<uint8_t> good = serialize(create(100, 0.01));
   std::string msg;
 
   CHECK(code_of({}, &msg) == ErrorCode::kCorrupt);
@@ -164,7 +166,7 @@ TEST_CASE("guava reader validates before allocating", "[interop][guava]") {
   bad.push_back(0);
   CHECK(code_of(bad, &msg) == ErrorCode::kCorrupt);
   CHECK_THAT(msg, Catch::Contains("trailing"));
-  CHECK_NOTHROW(GuavaBloom::deserialize(bad, "f.bin", /*allow_trailing=*/true));
+  CHECK_NOTHROW(deserialize(bad, "f.bin", /*allow_trailing=*/true));
 
   bad = good;
   bad[2] = bad[3] = bad[4] = bad[5] = 0;
@@ -174,13 +176,13 @@ TEST_CASE("guava reader validates before allocating", "[interop][guava]") {
 TEST_CASE("guava file round trip and I/O errors name the path", "[interop][guava]") {
   test::TempDir dir;
   const std::string path = dir.path() + "/guava.bin";
-  GuavaBloom f = GuavaBloom::create(1000, 0.001, Strategy::kMurmur128Mitz32);
-  f.put("x");
-  f.write_file(path);
-  const GuavaBloom g = GuavaBloom::read_file(path);
-  CHECK(g.serialize() == f.serialize());
+  BloomFilter f = create(1000, 0.001, Strategy::kMurmur128Mitz32);
+  f.add_key("x");
+  write_file(f, path);
+  const BloomFilter g = read_file(path);
+  CHECK(serialize(g) == serialize(f));
   try {
-    GuavaBloom::read_file("no/such/guava.bin");
+    read_file("no/such/guava.bin");
     FAIL("no error");
   } catch (const Error& e) {
     CHECK(e.code() == ErrorCode::kIOError);

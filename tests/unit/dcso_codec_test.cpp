@@ -1,4 +1,5 @@
-// DCSO bloom v1 component: sizing and bytes checked against what the `bloom` CLI 0.2.4 wrote
+// DCSO bloom v1 codec (with the dcso-fnv1 key rule): sizing and bytes checked against what the
+// `bloom` CLI 0.2.4 wrote
 // (`printf 'alpha\nbeta\ngamma\n' | bloom create -n 100 -p 0.01`), gzip framing and the
 // reader's validation. The interop tests (tests/interop) run the real CLI.
 #include <catch2/catch.hpp>
@@ -12,8 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "interop/dcso_bloom.h"
 #include "bloomtool/error.h"
+#include "filters/bloom.h"
+#include "interop/dcso_codec.h"
 #include "temp_dir.h"
 
 using namespace bloomtool;
@@ -36,7 +38,7 @@ std::vector<uint8_t> slurp(const std::string& path) {
 
 ErrorCode code_of(const std::vector<uint8_t>& bytes, std::string* message = nullptr) {
   try {
-    DcsoBloom::deserialize(bytes, "f.bloom");
+    File::deserialize(bytes, "f.bloom");
   } catch (const Error& e) {
     if (message) *message = e.what();
     return e.code();
@@ -102,35 +104,38 @@ TEST_CASE("dcso writer reproduces bloom's bytes", "[interop][dcso]") {
       "000000000000001020000000000800004000000000000000000000000000000004000000000000000000000000"
       "000800000020100000080000008000000000000000000000010000000000000000080000000000000000002108"
       "00000000200000000000000000000080000000000008000004020000000000200000";
-  DcsoBloom f = DcsoBloom::create(100, 0.01);
-  CHECK(f.add("alpha"));
-  CHECK(f.add("beta"));
-  CHECK(f.add("gamma"));
+  File f = File::create(100, 0.01);
+  BloomFilter b = f.filter();
+  CHECK(b.add_counting("alpha"));
+  CHECK(b.add_counting("beta"));
+  CHECK(b.add_counting("gamma"));
+  f.set_bits(b, 3);
   const std::vector<uint8_t> bytes = f.serialize();
   CHECK(bytes == from_hex(expected));
-  CHECK_FALSE(f.add("gamma"));  // no new bit: not counted again
-  CHECK(f.count() == 3);
+  CHECK_FALSE(b.add_counting("gamma"));  // no new bit: not counted again
+  CHECK(f.header.count == 3);
 
-  const DcsoBloom g = DcsoBloom::deserialize(bytes, "mem");
-  CHECK(g.k() == 7);
-  CHECK(g.bits() == 958);
-  CHECK(g.capacity() == 100);
+  const File g = File::deserialize(bytes, "mem");
+  CHECK(g.header.k == 7);
+  CHECK(g.header.m == 958);
+  CHECK(g.header.n == 100);
   CHECK(g.fpp() == 0.01);
-  CHECK(g.count() == 3);
-  CHECK(g.check("alpha"));
-  CHECK(g.check("gamma"));
+  CHECK(g.header.count == 3);
+  CHECK(g.filter().contains("alpha"));
+  CHECK(g.filter().contains("gamma"));
   CHECK(g.serialize() == bytes);
 }
 
 TEST_CASE("dcso: trailing data and flags survive a round trip", "[interop][dcso]") {
-  DcsoBloom f = DcsoBloom::create(50, 0.05);
-  f.add("k");
-  f.set_data({'h', 'i', '\n'});
+  File f = File::create(50, 0.05);
+  BloomFilter b = f.filter();
+  f.set_bits(b, b.add_counting("k") ? 1 : 0);
+  f.data = {'h', 'i', '\n'};
   std::vector<uint8_t> bytes = f.serialize();
   bytes[1] = 0x7f;  // Go checks only the low byte of the flags word
-  const DcsoBloom g = DcsoBloom::deserialize(bytes, "mem");
-  CHECK(g.data() == std::vector<uint8_t>{'h', 'i', '\n'});
-  CHECK(g.flags() == 0x7f01);
+  const File g = File::deserialize(bytes, "mem");
+  CHECK(g.data == std::vector<uint8_t>{'h', 'i', '\n'});
+  CHECK(g.header.flags == 0x7f01);
   CHECK(g.serialize() == bytes);
 }
 
@@ -138,17 +143,20 @@ TEST_CASE("dcso: gzip write and read, concatenated members", "[interop][dcso]") 
   test::TempDir dir;
   const std::string path = dir.path() + "/dcso.bloom.gz";
   const std::string part = dir.path() + "/part.bin";
-  DcsoBloom f = DcsoBloom::create(1000, 0.01);
-  for (int i = 0; i < 1000; ++i) f.add("key-" + std::to_string(i));
+  File f = File::create(1000, 0.01);
+  BloomFilter b = f.filter();
+  uint64_t counted = 0;
+  for (int i = 0; i < 1000; ++i) counted += b.add_counting("key-" + std::to_string(i)) ? 1 : 0;
+  f.set_bits(b, counted);
   f.write_file(path, Compression::kGzip);
   const std::vector<uint8_t> gz = slurp(path);
   REQUIRE(gz.size() > 10);
   // Go's gzip.NewWriter header: 1f 8b 08, flags 0, MTIME 0, XFL 0 (default level), OS 255
   CHECK(std::vector<uint8_t>(gz.begin(), gz.begin() + 10) ==
         std::vector<uint8_t>{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff});
-  CHECK(DcsoBloom::read_file(path).serialize() == f.serialize());
-  CHECK(DcsoBloom::read_file(path, Compression::kGzip).serialize() == f.serialize());
-  CHECK_THROWS_AS(DcsoBloom::read_file(path, Compression::kNone), Error);
+  CHECK(File::read_file(path).serialize() == f.serialize());
+  CHECK(File::read_file(path, Compression::kGzip).serialize() == f.serialize());
+  CHECK_THROWS_AS(File::read_file(path, Compression::kNone), Error);
 
   // Two gzip members (made by gzip(1)) whose concatenation is the filter: Go's reader is
   // multistream, so ours is too.
@@ -166,13 +174,13 @@ TEST_CASE("dcso: gzip write and read, concatenated members", "[interop][dcso]") 
     }
     std::fclose(out);
   }
-  CHECK(DcsoBloom::read_file(path).serialize() == plain);
+  CHECK(File::read_file(path).serialize() == plain);
 
   // Truncated and damaged gzip.
   std::vector<uint8_t> cut(gz.begin(), gz.end() - 5);
   write_bytes(path, cut);
   try {
-    DcsoBloom::read_file(path);
+    File::read_file(path);
     FAIL("no error");
   } catch (const Error& e) {
     CHECK(e.code() == ErrorCode::kCorrupt);
@@ -181,12 +189,12 @@ TEST_CASE("dcso: gzip write and read, concatenated members", "[interop][dcso]") 
   std::vector<uint8_t> flipped = gz;
   flipped[flipped.size() / 2] ^= 0x10;
   write_bytes(path, flipped);
-  CHECK_THROWS_AS(DcsoBloom::read_file(path), Error);
+  CHECK_THROWS_AS(File::read_file(path), Error);
   // Decompressed size limit: an empty filter of 120 KB compresses to a few hundred bytes.
-  DcsoBloom::create(100000, 0.01).write_file(path, Compression::kGzip);
+  File::create(100000, 0.01).write_file(path, Compression::kGzip);
   REQUIRE(slurp(path).size() < 4096);
   try {
-    DcsoBloom::read_file(path, Compression::kAuto, 4096);
+    File::read_file(path, Compression::kAuto, 4096);
     FAIL("no error");
   } catch (const Error& e) {
     CHECK(e.code() == ErrorCode::kLimitExceeded);
@@ -195,7 +203,7 @@ TEST_CASE("dcso: gzip write and read, concatenated members", "[interop][dcso]") 
 }
 
 TEST_CASE("dcso reader validates before allocating", "[interop][dcso]") {
-  const std::vector<uint8_t> good = DcsoBloom::create(100, 0.01).serialize();
+  const std::vector<uint8_t> good = File::create(100, 0.01).serialize();
   std::string msg;
   CHECK(code_of({}, &msg) == ErrorCode::kCorrupt);
   CHECK_THAT(msg, Catch::Contains("f.bloom") && Catch::Contains("truncated"));
@@ -232,6 +240,6 @@ TEST_CASE("dcso reader validates before allocating", "[interop][dcso]") {
   bad.resize(bad.size() - 1);
   CHECK(code_of(bad) == ErrorCode::kCorrupt);
 
-  CHECK_THROWS_AS(DcsoBloom(10, 0.1, 0, 64), Error);
-  CHECK_THROWS_AS(DcsoBloom(10, 0.1, 3, 0), Error);
+  CHECK_THROWS_AS(File::make(10, 0.1, 0, 64), Error);
+  CHECK_THROWS_AS(File::make(10, 0.1, 3, 0), Error);
 }

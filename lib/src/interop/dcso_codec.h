@@ -1,13 +1,10 @@
-// DCSO bloom v1 (github.com/DCSO/bloom, the `bloom` CLI), bit for bit as its Go source computes
-// it: FNV-1 64 of the key bytes, then k positions from the modular sequence
-//
-//   h = fnv1_64(key) % P;  repeat k times: h = (h * G mod 2^64) % P;  position = h % m
-//
-// with P = 18446744073709551557 (the largest prime below 2^64) and G = 18446744073709550147. Go's
-// uint64 product wraps modulo 2^64 before the `% P`, so the sequence is not the multiplicative
-// one the source comment describes; its quality depends on m (a power-of-two m sees only the
-// low bits of the wrapped products and gives far more false positives than the textbook model).
-// Position i is bit (i % 64) of word i / 64.
+// DCSO bloom v1 (github.com/DCSO/bloom, the `bloom` CLI) files as bytes, bit for bit as its Go
+// source writes them, and its sizing. The filter's key rule (FNV-1 64 of the key bytes, then k
+// positions from a modular sequence) is key_rule.h's dcso-fnv1: Go's uint64 product wraps modulo
+// 2^64 before the `% P`, so the sequence is not the multiplicative one the source comment
+// describes; its quality depends on m (a power-of-two m sees only the low bits of the wrapped
+// products and gives far more false positives than the textbook model). Position i is bit
+// (i % 64) of word i / 64.
 //
 // File (all integers little-endian uint64), optionally one or more concatenated gzip members:
 //   offset  0  flags     the low byte is the version, 1 (the other bytes are not checked by Go)
@@ -26,10 +23,13 @@
 #include <string_view>
 #include <vector>
 
+#include "filters/bloom.h"
+#include "filters/key_rule.h"
+
 namespace bloomtool::dcso {
 
-inline constexpr uint64_t kPrime = 18446744073709551557ull;       // P
-inline constexpr uint64_t kMultiplier = 18446744073709550147ull;  // G
+inline constexpr uint64_t kPrime = kDcsoPrime;            // P
+inline constexpr uint64_t kMultiplier = kDcsoMultiplier;  // G
 inline constexpr size_t kHeaderBytes = 48;
 // Sane limits this reader enforces (Go's only limit is k < 2^63-1): k up to 4096 (Go's own
 // formulas give k < 1100 for any p >= 1e-300), m up to 2^53 (where Go's float64 word count stops
@@ -63,61 +63,71 @@ Sizing size_for(uint64_t n, double p);
 double go_log(double x) noexcept;
 
 // True when the modular sequence is known to degrade for this m (a power of two).
-bool m_degrades_sequence(uint64_t m) noexcept;
+inline bool m_degrades_sequence(uint64_t m) noexcept {
+  return scheme_breaks_model(kHashDcsoFnv1, m);
+}
 
-class DcsoBloom {
- public:
+// The six header words.
+struct Header {
+  uint64_t flags = 1;   // version 1 in the low byte
+  uint64_t n = 0;       // capacity
+  uint64_t p_bits = 0;  // false-positive probability, IEEE-754 binary64 bits
+  uint64_t k = 0;
+  uint64_t m = 0;
+  uint64_t count = 0;  // N
+  uint64_t words() const noexcept { return m / 64 + (m % 64 != 0); }
+};
+
+// The k and m a reader accepts, with the words its messages give the limits.
+struct Limits {
+  uint64_t max_k = kMaxK;
+  uint64_t max_m = kMaxBits;
+  const char* k_limit = "the limit of 4096";
+  const char* m_limit = "the limit of 2^53";
+};
+
+// Reads the header from the first 48 bytes of `head`; throws kCorrupt (truncated, k = 0, m = 0),
+// kUnsupported (version) or kLimitExceeded (k or m above `limits`) naming `name` and the offset.
+Header decode_header(std::span<const uint8_t> head, const std::string& name,
+                     const Limits& limits = {});
+// The file's bytes (uncompressed): header, words, trailing data.
+std::vector<uint8_t> encode(const Header& header, std::span<const uint64_t> words,
+                            std::span<const uint8_t> data);
+
+// A DCSO file: its header, bit array and trailing data.
+struct File {
+  Header header;
+  std::vector<uint64_t> words;
+  std::vector<uint8_t> data;
+
   // An empty filter as Initialize(n, p) makes it.
-  static DcsoBloom create(uint64_t n, double p);
+  static File create(uint64_t n, double p);
   // An empty filter with explicit geometry; n and p are only recorded. Throws kInvalidArgument
   // for k = 0 or m = 0, kLimitExceeded beyond kMaxK / kMaxBits.
-  DcsoBloom(uint64_t n, double p, uint64_t k, uint64_t m);
+  static File make(uint64_t n, double p, uint64_t k, uint64_t m);
 
-  // Add: returns true if the key set at least one new bit (and so was counted in N).
-  bool add(std::string_view key) noexcept;
-  // Check.
-  bool check(std::string_view key) const noexcept;
-  // The k positions of Fingerprint; `out` must hold k() entries.
-  void positions(std::string_view key, uint64_t* out) const noexcept;
-
-  uint64_t capacity() const noexcept { return n_; }
   double fpp() const noexcept;
-  uint64_t fpp_bits() const noexcept { return p_bits_; }
-  uint64_t k() const noexcept { return k_; }
-  uint64_t bits() const noexcept { return m_; }
-  uint64_t count() const noexcept { return count_; }
-  void set_count(uint64_t n) noexcept { count_ = n; }
-  uint64_t flags() const noexcept { return flags_; }
   uint64_t bit_count() const noexcept;  // set bits
-  const std::vector<uint64_t>& words() const noexcept { return words_; }
-  std::vector<uint64_t>& mutable_words() noexcept { return words_; }
-  const std::vector<uint8_t>& data() const noexcept { return data_; }
-  void set_data(std::vector<uint8_t> data) { data_ = std::move(data); }
+
+  // The bit array as a filter of the dcso-fnv1 rule (a copy), to add keys to or query. Throws
+  // kInvalidArgument beyond bloomtool's k and m (255, 2^40).
+  BloomFilter filter() const;
+  // Takes the filter's bits back, and N += the keys it counted.
+  void set_bits(const BloomFilter& filter, uint64_t counted = 0);
 
   // Write's bytes (uncompressed), trailing data included. The flags word read from a file is
   // written back unchanged (1 for filters made here), so a read + serialize round trip is exact.
   std::vector<uint8_t> serialize() const;
   // Read with full validation of the uncompressed bytes; `name` (a path) is used in messages.
-  static DcsoBloom deserialize(std::span<const uint8_t> bytes, const std::string& name);
+  static File deserialize(std::span<const uint8_t> bytes, const std::string& name);
 
   // Reads a file, gunzipping it if asked (or detected, with kAuto). max_bytes bounds both the
   // file and the decompressed data.
-  static DcsoBloom read_file(const std::string& path, Compression compression = Compression::kAuto,
-                             uint64_t max_bytes = kDefaultMaxBytes);
+  static File read_file(const std::string& path, Compression compression = Compression::kAuto,
+                        uint64_t max_bytes = kDefaultMaxBytes);
   // Writes atomically, plain or gzip (one member, zlib at `gzip_level`, header as Go writes it).
   void write_file(const std::string& path, Compression compression = Compression::kNone,
                   int gzip_level = 6) const;
-
- private:
-  DcsoBloom() = default;
-  uint64_t flags_ = 1;
-  uint64_t n_ = 0;
-  uint64_t p_bits_ = 0;
-  uint64_t k_ = 0;
-  uint64_t m_ = 0;
-  uint64_t count_ = 0;
-  std::vector<uint64_t> words_;
-  std::vector<uint8_t> data_;
 };
 
 }  // namespace bloomtool::dcso
