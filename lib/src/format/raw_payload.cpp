@@ -16,10 +16,10 @@
 #include <bit>
 #include <cerrno>
 
-#include "bloomtool/error.h"
-#include "base/word_buffer.h"
 #include "base/byte_order.h"
 #include "base/checksum.h"
+#include "base/word_buffer.h"
+#include "bloomtool/error.h"
 #include "format/file_reader.h"
 
 namespace bloomtool {
@@ -182,7 +182,6 @@ RawPayloadView::RawPayloadView(const std::string& path, uint64_t cache_bytes) : 
 
 RawPayloadView::~RawPayloadView() {
   if (base_ != nullptr) munmap(base_, reserved_);
-  if (fd_ >= 0) ::close(fd_);
 }
 
 uint64_t RawPayloadView::chunk_size(uint64_t chunk) const noexcept {
@@ -191,7 +190,7 @@ uint64_t RawPayloadView::chunk_size(uint64_t chunk) const noexcept {
 
 void RawPayloadView::throw_short(uint64_t chunk, uint64_t at, uint64_t n, uint64_t got) const {
   struct stat st;
-  const std::string now = fstat(fd_, &st) == 0
+  const std::string now = fstat(fd_.get(), &st) == 0
                               ? "file now has " + std::to_string(st.st_size) + " bytes"
                               : "file ends early";
   throw Error(ErrorCode::kCorrupt,
@@ -203,7 +202,7 @@ void RawPayloadView::throw_short(uint64_t chunk, uint64_t at, uint64_t n, uint64
 void RawPayloadView::read_chunk(uint64_t chunk, uint8_t* dst) const {
   const uint64_t n = chunk_size(chunk);
   const uint64_t at = header_.raw_payload_offset + chunk * chunk_bytes_;
-  const uint64_t got = ReadFile::pread_fd(fd_, dst, n, at, path_);
+  const uint64_t got = ReadFile::pread_fd(fd_.get(), dst, n, at, path_);
   if (got != n) throw_short(chunk, at, n, got);
   if (detail::checksum_bytes(dst, n) != table_[chunk]) {
     corrupt(path_, "payload chunk " + std::to_string(chunk) + " at byte offset " +

@@ -17,6 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/unique_fd.h"
 #include "format/filter_file.h"
 
 namespace bloomtool {
@@ -129,7 +130,7 @@ class RawPayloadView {
   [[noreturn]] void throw_short(uint64_t chunk, uint64_t at, uint64_t n, uint64_t got) const;
 
   std::string path_;
-  int fd_ = -1;
+  UniqueFd fd_;
   FilterHeader header_;
   std::vector<uint8_t> head_;
   uint64_t file_bytes_ = 0;
