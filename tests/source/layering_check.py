@@ -11,7 +11,6 @@ ORDER = ["base", "keys", "model", "format", "filters", "interop", "analysis", "a
 # error too, so the list can only shrink).
 KNOWN = {
     "filters/scheme_bloom.cpp -> interop/dcso_bloom.h",
-    "format/signature.h -> api/load_filter.h",
     "interop/foreign_format.h -> api/load_filter.h",
 }
 
