@@ -135,8 +135,9 @@ constexpr size_t offset_of(std::string_view name) {
     if (name == f.name) return f.offset;
   return kFixedHeaderBytes;
 }
-constexpr size_t kHeaderBytesAt = offset_of("header_bytes");
-static_assert(kHeaderBytesAt + 4 <= 16, "the length lies in the first 16 bytes a reader checks");
+static_assert(offset_of("header_bytes") == kHeaderBytesOffset && kHeaderBytesOffset + 4 <= 16,
+              "the length lies in the first 16 bytes, which a reader checks before the others");
+static_assert(offset_of("payload_stored_bytes") == kPayloadStoredBytesOffset);
 
 uint64_t load_field(const uint8_t* p, uint8_t width) noexcept {
   switch (width) {
@@ -309,7 +310,7 @@ FilterHeader parse_filter_header(std::span<const uint8_t> bytes, uint64_t file_b
                                          " bytes, less than the smallest header (" +
                                          std::to_string(kMinHeaderBytes) + ")");
   }
-  const uint32_t header_bytes = le::load<uint32_t>(p + kHeaderBytesAt);
+  const uint32_t header_bytes = le::load<uint32_t>(p + kHeaderBytesOffset);
   if (header_bytes < kMinHeaderBytes || header_bytes > kMaxHeaderBytes) {
     corrupt(path, "header length " + std::to_string(header_bytes) + " is out of range");
   }

@@ -94,9 +94,13 @@ struct FilterHeader {
   uint64_t header_bytes = 0;  // filled in by the reader and writer
 };
 
-// Magic, length and checksum of the header (docs/FORMAT.md).
+// The header's checksum (its last 8 bytes) and its smallest length.
 inline constexpr size_t kHeaderChecksumBytes = 8;
 inline constexpr size_t kMinHeaderBytes = kFixedHeaderBytes + kHeaderChecksumBytes;
+// Where two fixed fields lie, for a stream reader that must know the lengths before the header
+// can be parsed (checked against the table of fields in file_header.cpp).
+inline constexpr size_t kHeaderBytesOffset = 12;         // u32 header_bytes
+inline constexpr size_t kPayloadStoredBytesOffset = 96;  // u64 payload_stored_bytes
 
 // Parses a header from bytes (used by the readers and the fuzz targets). `file_bytes` is the
 // length of the whole file: the declared sizes are checked against it.

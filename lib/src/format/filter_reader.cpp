@@ -268,13 +268,13 @@ std::vector<uint8_t> read_filter_stream_image(int fd, const std::string& name) {
   StreamImage image;
   read_until(fd, image, kFirstRead, name);
   const uint64_t header_bytes =
-      image.size >= kFirstRead ? le::load<uint32_t>(image.bytes.data() + 12) : 0;
+      image.size >= kFirstRead ? le::load<uint32_t>(image.bytes.data() + kHeaderBytesOffset) : 0;
   if (header_bytes > kFirstRead && header_bytes <= kMaxHeaderBytes) {
     read_until(fd, image, header_bytes, name);
   }
-  // The smallest header: the fixed fields and the checksum (the fields read below lie in it).
-  constexpr uint64_t kMinHeader = kFixedHeaderBytes + 8;
-  if (image.size < header_bytes || header_bytes < kMinHeader || header_bytes > kMaxHeaderBytes) {
+  // The fields read below lie in the smallest header (kMinHeaderBytes).
+  if (image.size < header_bytes || header_bytes < kMinHeaderBytes ||
+      header_bytes > kMaxHeaderBytes) {
     // Cut short or out of range: the checks that every file gets say which, and how.
     parse_filter_header(image.view(), image.size, name);
     throw Error(ErrorCode::kCorrupt, name + ": corrupt: header length " +
@@ -283,7 +283,7 @@ std::vector<uint8_t> read_filter_stream_image(int fd, const std::string& name) {
 
   // The header is whole: verify it (checksum, version, fields, limits) before reading the payload
   // it declares, as if the file were exactly as long as it says.
-  const uint64_t declared = le::load<uint64_t>(image.bytes.data() + 96);
+  const uint64_t declared = le::load<uint64_t>(image.bytes.data() + kPayloadStoredBytesOffset);
   const uint64_t claimed = header_bytes + std::min(declared, kMaxStreamBytes);
   if (declared <= kMaxStreamBytes) {
     const FilterHeader h = parse_filter_header(image.view(), claimed, name);

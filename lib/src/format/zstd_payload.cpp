@@ -109,10 +109,10 @@ namespace {
   throw Error(ErrorCode::kCorrupt, path + ": corrupt: " + why);
 }
 
-// A sink on a thread of its own (compress_payload with two threads or more): while it checksums
-// and writes one piece, zstd fills the next; at most kQueued pieces wait. Pieces reach the sink in
-// order; its first exception is rethrown to the compressing thread at its next piece or at
-// finish(), and the pieces still queued then are dropped.
+// A sink on a thread of its own (compress_zstd_payload with two threads or more): while it
+// checksums and writes one piece, zstd fills the next; at most kQueued pieces wait. Pieces reach
+// the sink in order; its first exception is rethrown to the compressing thread at its next piece
+// or at finish(), and the pieces still queued then are dropped.
 class SinkThread {
  public:
   using Sink = std::function<void(std::span<const uint8_t>)>;
