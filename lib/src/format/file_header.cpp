@@ -27,10 +27,6 @@ constexpr uint16_t kFieldRequired = 1;
 constexpr uint64_t kKnownFeatures = 0;  // no required features are defined in format 1.0
 constexpr size_t kMaxKindParams = 64;
 
-[[noreturn]] void corrupt(const std::string& path, const std::string& why) {
-  throw Error(ErrorCode::kCorrupt, path + ": corrupt: " + why);
-}
-
 // The constraints of the fixed fields, checked in the table's order once every field is read
 // (their messages name the version, which takes two fields).
 void check_major(const FilterHeader& h, const std::string& path) {
@@ -215,6 +211,10 @@ void put_text(std::vector<uint8_t>& out, FieldTag tag, const std::string& s) {
 
 }  // namespace
 
+void throw_corrupt(const std::string& path, const std::string& why) {
+  throw Error(ErrorCode::kCorrupt, path + ": corrupt: " + why);
+}
+
 const char* filter_kind_name(FilterKind kind) noexcept {
   switch (kind) {
     case FilterKind::kBloom:
@@ -312,12 +312,12 @@ FilterHeader parse_filter_header(std::span<const uint8_t> bytes, uint64_t file_b
   }
   const uint32_t header_bytes = le::load<uint32_t>(p + kHeaderBytesOffset);
   if (header_bytes < kMinHeaderBytes || header_bytes > kMaxHeaderBytes) {
-    corrupt(path, "header length " + std::to_string(header_bytes) + " is out of range");
+    throw_corrupt(path, "header length " + std::to_string(header_bytes) + " is out of range");
   }
   if (have < header_bytes) truncated(path, file_bytes, header_bytes);
   const uint64_t stored_sum = le::load<uint64_t>(p + header_bytes - kHeaderChecksumBytes);
   if (XXH3_64bits(p, header_bytes - kHeaderChecksumBytes) != stored_sum)
-    corrupt(path, "header checksum mismatch");
+    throw_corrupt(path, "header checksum mismatch");
 
   FilterHeader h;
   for (const FixedField& f : kFixedFields) f.set(h, load_field(p + f.offset, f.width));
@@ -331,13 +331,13 @@ FilterHeader parse_filter_header(std::span<const uint8_t> bytes, uint64_t file_b
   bool seen_raw_layout = false;
   while (at < end) {
     if (end - at < kFieldHeaderBytes)
-      corrupt(path, "header field at byte " + std::to_string(at) + " is cut short");
+      throw_corrupt(path, "header field at byte " + std::to_string(at) + " is cut short");
     const uint16_t tag = le::load<uint16_t>(p + at);
     const uint16_t flags = le::load<uint16_t>(p + at + 2);
     const uint32_t len = le::load<uint32_t>(p + at + 4);
     at += kFieldHeaderBytes;
     if (len > end - at)
-      corrupt(path, "header field " + std::to_string(tag) + " runs past the header");
+      throw_corrupt(path, "header field " + std::to_string(tag) + " runs past the header");
     const auto* v = reinterpret_cast<const char*>(p + at);
     switch (static_cast<FieldTag>(tag)) {
       case FieldTag::kToolVersion:
@@ -354,24 +354,24 @@ FilterHeader parse_filter_header(std::span<const uint8_t> bytes, uint64_t file_b
         break;
       case FieldTag::kKindParams:
         if (len % 8 != 0 || len / 8 > kMaxKindParams)
-          corrupt(path, "kind parameters field has bad length");
+          throw_corrupt(path, "kind parameters field has bad length");
         h.kind_params.resize(len / 8);
         for (size_t i = 0; i < h.kind_params.size(); ++i)
           h.kind_params[i] = le::load<uint64_t>(p + at + i * 8);
         break;
       case FieldTag::kEmptyLines:
-        if (len != 8) corrupt(path, "empty-lines field has bad length");
+        if (len != 8) throw_corrupt(path, "empty-lines field has bad length");
         h.empty_lines = le::load<uint64_t>(p + at);
         break;
       case FieldTag::kRawLayout:
         if (len != kRawLayoutFieldBytes || seen_raw_layout)
-          corrupt(path, "raw layout field has bad length or appears twice");
+          throw_corrupt(path, "raw layout field has bad length or appears twice");
         seen_raw_layout = true;
         h.raw_chunk_bytes = le::load<uint64_t>(p + at);
         h.raw_payload_offset = le::load<uint64_t>(p + at + 8);
         break;
       case FieldTag::kSignature:
-        if (h.signature) corrupt(path, "more than one signature field");
+        if (h.signature) throw_corrupt(path, "more than one signature field");
         h.signature = parse_signature_field({p + at, len}, at, path);
         break;
       case FieldTag::kSourceFormat:
@@ -391,13 +391,13 @@ FilterHeader parse_filter_header(std::span<const uint8_t> bytes, uint64_t file_b
   }
 
   if ((h.codec == PayloadCodec::kRawChunked) != seen_raw_layout) {
-    corrupt(path, seen_raw_layout ? "raw layout field (8) in a file whose codec is not raw"
-                                  : "raw payload without its layout field (8)");
+    throw_corrupt(path, seen_raw_layout ? "raw layout field (8) in a file whose codec is not raw"
+                                        : "raw payload without its layout field (8)");
   }
   // Declared sizes against the file and sane limits, before anything is allocated.
   if (h.payload_raw_bytes == 0 || h.payload_raw_bytes % 8 != 0) {
-    corrupt(path, "payload length " + std::to_string(h.payload_raw_bytes) +
-                      " is not a positive multiple of 8");
+    throw_corrupt(path, "payload length " + std::to_string(h.payload_raw_bytes) +
+                            " is not a positive multiple of 8");
   }
   if (h.payload_raw_bytes > model::kMaxBits / 8 + 64) {
     throw Error(ErrorCode::kLimitExceeded, path + ": payload of " +
@@ -406,7 +406,7 @@ FilterHeader parse_filter_header(std::span<const uint8_t> bytes, uint64_t file_b
   }
   if (h.codec == PayloadCodec::kRawChunked) {
     const std::string why = raw_layout_problem(h);
-    if (!why.empty()) corrupt(path, why);
+    if (!why.empty()) throw_corrupt(path, why);
   }
   if (h.payload_stored_bytes > file_bytes - header_bytes) {
     throw Error(ErrorCode::kCorrupt, path + ": truncated: file has " + std::to_string(file_bytes) +
@@ -416,9 +416,9 @@ FilterHeader parse_filter_header(std::span<const uint8_t> bytes, uint64_t file_b
   }
   const uint64_t need = header_bytes + h.payload_stored_bytes;
   if (need < file_bytes)
-    corrupt(path, std::to_string(file_bytes - need) + " bytes after the payload");
+    throw_corrupt(path, std::to_string(file_bytes - need) + " bytes after the payload");
   if (h.codec == PayloadCodec::kNone && h.payload_raw_bytes != h.payload_stored_bytes) {
-    corrupt(path, "uncompressed payload length does not match the stored length");
+    throw_corrupt(path, "uncompressed payload length does not match the stored length");
   }
   return h;
 }

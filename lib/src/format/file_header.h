@@ -102,6 +102,9 @@ inline constexpr size_t kMinHeaderBytes = kFixedHeaderBytes + kHeaderChecksumByt
 inline constexpr size_t kHeaderBytesOffset = 12;         // u32 header_bytes
 inline constexpr size_t kPayloadStoredBytesOffset = 96;  // u64 payload_stored_bytes
 
+// Throws kCorrupt "<path>: corrupt: <why>", the reader's message for a damaged file.
+[[noreturn]] void throw_corrupt(const std::string& path, const std::string& why);
+
 // Parses a header from bytes (used by the readers and the fuzz targets). `file_bytes` is the
 // length of the whole file: the declared sizes are checked against it.
 FilterHeader parse_filter_header(std::span<const uint8_t> bytes, uint64_t file_bytes,

@@ -33,10 +33,6 @@ namespace bloomtool {
 
 namespace {
 
-[[noreturn]] void corrupt(const std::string& path, const std::string& why) {
-  throw Error(ErrorCode::kCorrupt, path + ": corrupt: " + why);
-}
-
 uint64_t physical_memory_bytes() {
   const long pages = sysconf(_SC_PHYS_PAGES);
   const long page = sysconf(_SC_PAGESIZE);
@@ -166,7 +162,7 @@ FilterFileContents parse_filter_file(std::span<const uint8_t> bytes, const std::
   if (h.codec == PayloadCodec::kRawChunked) {
     verify_raw_image(bytes, h, path);
   } else if (detail::checksum_bytes(stored.data(), stored.size()) != h.payload_checksum) {
-    corrupt(path, "payload checksum mismatch");
+    throw_corrupt(path, "payload checksum mismatch");
   }
   if (h.codec == PayloadCodec::kZstd) check_zstd_frame_length(stored, h.payload_raw_bytes, path);
   check_payload_fits_memory(h, path);
@@ -217,7 +213,7 @@ void for_each_payload_chunk(const std::string& path, const FilterHeader& expecte
   if (h.codec == PayloadCodec::kRawChunked) {
     verify_raw_image(image, h, path);
   } else if (detail::checksum_bytes(stored.data(), stored.size()) != h.payload_checksum) {
-    corrupt(path, "payload checksum mismatch");
+    throw_corrupt(path, "payload checksum mismatch");
   }
 
   WordBuffer window(static_cast<size_t>(std::min(kWindowWords, h.payload_raw_bytes / 8)));

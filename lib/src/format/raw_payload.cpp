@@ -24,14 +24,6 @@
 
 namespace bloomtool {
 
-namespace {
-
-[[noreturn]] void corrupt(const std::string& path, const std::string& why) {
-  throw Error(ErrorCode::kCorrupt, path + ": corrupt: " + why);
-}
-
-}  // namespace
-
 uint64_t raw_chunk_count(const FilterHeader& h) noexcept {
   if (h.raw_chunk_bytes == 0) return 0;
   return h.payload_raw_bytes / h.raw_chunk_bytes + (h.payload_raw_bytes % h.raw_chunk_bytes != 0);
@@ -88,23 +80,24 @@ void verify_raw_image(std::span<const uint8_t> file, const FilterHeader& h,
   // parse_filter_header checked the layout and that the file holds exactly these bytes.
   if (h.codec != PayloadCodec::kRawChunked || !raw_layout_problem(h).empty() ||
       file.size() != h.raw_payload_offset + h.payload_raw_bytes) {
-    corrupt(path, "raw payload layout does not match the file");
+    throw_corrupt(path, "raw payload layout does not match the file");
   }
   const uint64_t chunks = raw_chunk_count(h);
   const auto table = file.subspan(h.header_bytes, chunks * 8);
   if (detail::checksum_bytes(table.data(), table.size()) != h.payload_checksum)
-    corrupt(path, "chunk table checksum mismatch");
+    throw_corrupt(path, "chunk table checksum mismatch");
   for (uint64_t i = h.header_bytes + chunks * 8; i < h.raw_payload_offset; ++i) {
-    if (file[i] != 0) corrupt(path, "padding byte at offset " + std::to_string(i) + " is not zero");
+    if (file[i] != 0)
+      throw_corrupt(path, "padding byte at offset " + std::to_string(i) + " is not zero");
   }
   for (uint64_t c = 0; c < chunks; ++c) {
     const uint64_t at = c * h.raw_chunk_bytes;
     const uint64_t n = std::min(h.raw_chunk_bytes, h.payload_raw_bytes - at);
     if (detail::checksum_bytes(file.data() + h.raw_payload_offset + at, n) !=
         le::load<uint64_t>(table.data() + c * 8)) {
-      corrupt(path, "payload chunk " + std::to_string(c) + " at byte offset " +
-                        std::to_string(h.raw_payload_offset + at) + " (" + std::to_string(n) +
-                        " bytes): checksum mismatch");
+      throw_corrupt(path, "payload chunk " + std::to_string(c) + " at byte offset " +
+                              std::to_string(h.raw_payload_offset + at) + " (" + std::to_string(n) +
+                              " bytes): checksum mismatch");
     }
   }
 }
@@ -131,18 +124,18 @@ RawPayloadView::RawPayloadView(const std::string& path, uint64_t cache_bytes) : 
   if (h.codec != PayloadCodec::kRawChunked)
     throw Error(ErrorCode::kInvalidArgument, path + ": not a raw (codec 2) filter file");
   if (!raw_layout_problem(h).empty() || file_bytes_ != h.raw_payload_offset + h.payload_raw_bytes)
-    corrupt(path_, "raw payload layout does not match the file");
+    throw_corrupt(path_, "raw payload layout does not match the file");
   chunk_bytes_ = h.raw_chunk_bytes;
   chunks_ = raw_chunk_count(h);
   // The table and padding: at most an eighth of a 4 KiB chunk per chunk, within the file's size.
   std::vector<uint8_t> table(static_cast<size_t>(h.raw_payload_offset - h.header_bytes));
   file.pread_exact(table.data(), table.size(), h.header_bytes);
   if (detail::checksum_bytes(table.data(), chunks_ * 8) != h.payload_checksum)
-    corrupt(path_, "chunk table checksum mismatch");
+    throw_corrupt(path_, "chunk table checksum mismatch");
   for (uint64_t i = chunks_ * 8; i < table.size(); ++i) {
     if (table[i] != 0) {
-      corrupt(path_,
-              "padding byte at offset " + std::to_string(h.header_bytes + i) + " is not zero");
+      throw_corrupt(
+          path_, "padding byte at offset " + std::to_string(h.header_bytes + i) + " is not zero");
     }
   }
   table_.resize(static_cast<size_t>(chunks_));
@@ -205,9 +198,9 @@ void RawPayloadView::read_chunk(uint64_t chunk, uint8_t* dst) const {
   const uint64_t got = ReadFile::pread_fd(fd_.get(), dst, n, at, path_);
   if (got != n) throw_short(chunk, at, n, got);
   if (detail::checksum_bytes(dst, n) != table_[chunk]) {
-    corrupt(path_, "payload chunk " + std::to_string(chunk) + " at byte offset " +
-                       std::to_string(at) + " (" + std::to_string(n) +
-                       " bytes): checksum mismatch");
+    throw_corrupt(path_, "payload chunk " + std::to_string(chunk) + " at byte offset " +
+                             std::to_string(at) + " (" + std::to_string(n) +
+                             " bytes): checksum mismatch");
   }
 }
 

@@ -105,10 +105,6 @@ bool literals_cannot_shrink(const uint8_t* p, uint64_t n, unsigned threads) noex
 
 namespace {
 
-[[noreturn]] void corrupt(const std::string& path, const std::string& why) {
-  throw Error(ErrorCode::kCorrupt, path + ": corrupt: " + why);
-}
-
 // A sink on a thread of its own (compress_zstd_payload with two threads or more): while it
 // checksums and writes one piece, zstd fills the next; at most kQueued pieces wait. Pieces reach
 // the sink in order; its first exception is rethrown to the compressing thread at its next piece
@@ -272,13 +268,14 @@ void compress_zstd_payload(std::span<const uint64_t> words, uint64_t raw_bytes, 
 void check_zstd_frame_length(std::span<const uint8_t> stored, uint64_t raw,
                              const std::string& path) {
   if (ZSTD_getFrameContentSize(stored.data(), stored.size()) != raw)
-    corrupt(path, "compressed payload does not declare the expected length");
+    throw_corrupt(path, "compressed payload does not declare the expected length");
 }
 
 void decode_zstd_payload(std::span<const uint8_t> stored, uint64_t raw, const std::string& path,
                          uint8_t* window, uint64_t window_bytes, const WindowSink& sink) {
   const unsigned long long content = ZSTD_getFrameContentSize(stored.data(), stored.size());
-  if (content != raw) corrupt(path, "compressed payload does not declare the expected length");
+  if (content != raw)
+    throw_corrupt(path, "compressed payload does not declare the expected length");
   std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> dctx(ZSTD_createDCtx(), ZSTD_freeDCtx);
   if (!dctx) throw Error(ErrorCode::kLimitExceeded, "cannot create a zstd context");
   ZSTD_inBuffer in{stored.data(), stored.size(), 0};
@@ -290,18 +287,18 @@ void decode_zstd_payload(std::span<const uint8_t> stored, uint64_t raw, const st
       const size_t before_in = in.pos, before_out = ob.pos;
       rc = ZSTD_decompressStream(dctx.get(), &ob, &in);
       if (ZSTD_isError(rc))
-        corrupt(path, std::string("payload does not decompress: ") + ZSTD_getErrorName(rc));
+        throw_corrupt(path, std::string("payload does not decompress: ") + ZSTD_getErrorName(rc));
       if (rc != 0 && in.pos == before_in && ob.pos == before_out)
-        corrupt(path, "payload ends early");
+        throw_corrupt(path, "payload ends early");
     }
     if (ob.pos != 0) {
       sink(produced, static_cast<uint64_t>(ob.pos), static_cast<uint64_t>(in.pos));
       produced += ob.pos;
     }
     if (rc == 0) break;
-    if (produced == raw) corrupt(path, "payload is longer than its declared length");
+    if (produced == raw) throw_corrupt(path, "payload is longer than its declared length");
   }
-  if (produced != raw || in.pos != in.size) corrupt(path, "payload length mismatch");
+  if (produced != raw || in.pos != in.size) throw_corrupt(path, "payload length mismatch");
 }
 // for_each_payload_chunk for a zstd regular file, in bounded memory: the stored bytes are read
 // with pread() a window at a time, hashed once and checked before the first chunk is handed out,
@@ -322,7 +319,7 @@ void stream_zstd_payload(const ReadFile& file, const FilterHeader& h, const Chun
       detail::checksum_update(state.get(), in.data(), n);
     }
     if (XXH3_64bits_digest(state.get()) != h.payload_checksum)
-      corrupt(path, "payload checksum mismatch");
+      throw_corrupt(path, "payload checksum mismatch");
   }
   const detail::XxhState again = detail::make_xxh_state();
   std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> dctx(ZSTD_createDCtx(), ZSTD_freeDCtx);
@@ -340,14 +337,14 @@ void stream_zstd_payload(const ReadFile& file, const FilterHeader& h, const Chun
       file.pread_exact(in.data(), n, base + read);
       detail::checksum_update(again.get(), in.data(), n);
       if (read == 0 && ZSTD_getFrameContentSize(in.data(), n) != raw)
-        corrupt(path, "compressed payload does not declare the expected length");
+        throw_corrupt(path, "compressed payload does not declare the expected length");
       read += n;
       ib = ZSTD_inBuffer{in.data(), static_cast<size_t>(n), 0};
     }
     const size_t in_pos = ib.pos, out_pos = ob.pos;
     const size_t rc = ZSTD_decompressStream(dctx.get(), &ob, &ib);
     if (ZSTD_isError(rc))
-      corrupt(path, std::string("payload does not decompress: ") + ZSTD_getErrorName(rc));
+      throw_corrupt(path, std::string("payload does not decompress: ") + ZSTD_getErrorName(rc));
     if (ob.pos == ob.size || rc == 0) {  // a full window (every one but the last), or the end
       if (ob.pos != 0) {
         if constexpr (std::endian::native == std::endian::big) {
@@ -358,15 +355,15 @@ void stream_zstd_payload(const ReadFile& file, const FilterHeader& h, const Chun
         produced += ob.pos;
       }
       if (rc == 0) break;
-      if (produced == raw) corrupt(path, "payload is longer than its declared length");
+      if (produced == raw) throw_corrupt(path, "payload is longer than its declared length");
       ob = ZSTD_outBuffer{out, static_cast<size_t>(std::min(window_bytes, raw - produced)), 0};
       continue;
     }
     if (ib.pos == in_pos && ob.pos == out_pos && ib.pos == ib.size && read == stored)
-      corrupt(path, "payload ends early");
+      throw_corrupt(path, "payload ends early");
   }
   if (produced != raw || read != stored || ib.pos != ib.size)
-    corrupt(path, "payload length mismatch");
+    throw_corrupt(path, "payload length mismatch");
   if (XXH3_64bits_digest(again.get()) != h.payload_checksum)
     throw Error(ErrorCode::kIOError, path + ": the file changed while it was being read");
 }
