@@ -6,16 +6,19 @@
 
 #include <cerrno>
 
+#include "base/unique_fd.h"
+
 namespace bloomtool::cli {
 
 void guard_standard_fds() noexcept {
   for (int fd = 0; fd <= 2; ++fd) {
     if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
     // stdin: reads fail; stdout: writes of results fail; stderr: diagnostics are discarded.
-    const int got = ::open("/dev/null", fd == 1 ? O_RDONLY : O_WRONLY);
-    if (got >= 0 && got != fd) {
-      ::dup2(got, fd);
-      ::close(got);
+    UniqueFd got(::open("/dev/null", fd == 1 ? O_RDONLY : O_WRONLY));
+    if (got.get() == fd) {
+      got.release();  // it took the free number itself: keep it open
+    } else if (got) {
+      ::dup2(got.get(), fd);
     }
   }
 }

@@ -8,17 +8,17 @@
 #include <cstring>
 #include <new>
 
-#include "format/atomic_file.h"
 #include "bloomtool/error.h"
 #include "bloomtool/version.h"
 #include "common.h"
 #include "suggest.h"
+#include "temp_files.h"
 #include "usage.h"
 
 namespace {
 
 void on_fatal_signal(int sig) {
-  bloomtool::remove_pending_temp_file();
+  bloomtool::cli::remove_temp_files();
   signal(sig, SIG_DFL);
   raise(sig);
 }
@@ -37,6 +37,7 @@ int print_text(const std::string& text) {
 
 void install_signal_handlers() {
   signal(SIGPIPE, SIG_IGN);  // a closed stdout becomes EPIPE, handled quietly
+  bloomtool::cli::install_temp_file_table();
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) signal(sig, on_fatal_signal);
 }
 

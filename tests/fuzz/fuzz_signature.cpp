@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "format/filter_file.h"
 #include "format/signature.h"
 #include "fuzz_util.h"
 

@@ -11,11 +11,16 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <latch>
 #include <string>
+#include <thread>
+#include <vector>
 
-#include "format/atomic_file.h"
 #include "bloomtool/error.h"
+#include "format/atomic_file.h"
+#include "format/filter_file.h"
 #include "format/output_target.h"
+#include "temp_files.h"
 
 using namespace bloomtool;
 namespace fs = std::filesystem;
@@ -173,5 +178,86 @@ TEST_CASE("output targets: kinds, and an input that is the output", "[atomic]") 
   }
   CHECK_NOTHROW(check_output_not_input(resolve_output_target((dir / "other").string()), {keys}));
   CHECK_NOTHROW(check_output_not_input(resolve_output_target("/dev/null"), {"/dev/null"}));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("two threads write filter files through the atomic writer at once; both land intact",
+          "[atomic]") {
+  char tmpl[] = "/tmp/bloomtool-atomic-XXXXXX";
+  REQUIRE(mkdtemp(tmpl) != nullptr);
+  const fs::path dir(tmpl);
+  // 3 MiB payloads: zstd writes them in several pieces, so the two writers' writes interleave.
+  constexpr size_t kWords = size_t{3} << 17;
+  std::vector<uint64_t> payload[2];
+  for (uint64_t t = 0; t < 2; ++t) {
+    payload[t].resize(kWords);
+    uint64_t x = 0x9E3779B97F4A7C15u * (t + 1);
+    for (auto& w : payload[t])
+      w = (x ^= x << 13, x ^= x >> 7, x ^= x << 17) & (t == 0 ? ~0u : 0xff);
+  }
+  for (int round = 0; round < 4; ++round) {
+    std::latch start(2);
+    std::string failure[2];
+    auto writer = [&](int t) {
+      try {
+        FilterHeader h;
+        h.m = kWords * 64;
+        h.k = 3;
+        h.label = "writer " + std::to_string(t);
+        WriteOptions options;
+        options.codec = round % 2 == 0 ? PayloadCodec::kZstd : PayloadCodec::kRawChunked;
+        options.threads = 2;
+        start.arrive_and_wait();
+        write_filter_file((dir / ("f" + std::to_string(t) + ".bf")).string(), h, payload[t],
+                          kWords * 8, options);
+      } catch (const std::exception& e) {
+        failure[t] = e.what();
+      }
+    };
+    std::thread a(writer, 0), b(writer, 1);
+    a.join();
+    b.join();
+    CHECK(failure[0].empty());
+    CHECK(failure[1].empty());
+    for (int t = 0; t < 2; ++t) {
+      const FilterFileContents got =
+          read_filter_file((dir / ("f" + std::to_string(t) + ".bf")).string());
+      CHECK(got.header.label == "writer " + std::to_string(t));
+      CHECK(std::equal(payload[t].begin(), payload[t].end(), got.payload.span().begin(),
+                       got.payload.span().end()));
+    }
+  }
+  size_t temps = 0;
+  for (const auto& e : fs::directory_iterator(dir))
+    temps += e.path().filename().string().find(".tmp.") != std::string::npos;
+  CHECK(temps == 0);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("the CLI's temp-file table lists each open writer's temp file, and only until it goes",
+          "[atomic]") {
+  char tmpl[] = "/tmp/bloomtool-atomic-XXXXXX";
+  REQUIRE(mkdtemp(tmpl) != nullptr);
+  const fs::path dir(tmpl);
+  cli::install_temp_file_table();
+  const uint8_t bytes[3] = {'n', 'e', 'w'};
+  {
+    AtomicFile a((dir / "a").string()), b((dir / "b").string());
+    CHECK(cli::temp_files_listed() == 2);
+    a.write(bytes);
+    a.commit();
+    CHECK(cli::temp_files_listed() == 1);
+    CHECK(fs::exists(b.temp_path()));
+    cli::remove_temp_files();  // as the signal handler does
+    CHECK_FALSE(fs::exists(b.temp_path()));
+  }
+  CHECK(cli::temp_files_listed() == 0);
+  CHECK(fs::file_size(dir / "a") == 3);
+  CHECK_FALSE(fs::exists(dir / "b"));
+  set_temp_file_hooks(nullptr);
+  {
+    AtomicFile c((dir / "c").string());
+    CHECK(cli::temp_files_listed() == 0);  // no hooks: the library lists nothing
+  }
   fs::remove_all(dir);
 }

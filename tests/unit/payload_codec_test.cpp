@@ -12,7 +12,7 @@
 #include "format/filter_file.h"
 #include "keys/hash.h"
 #include "model/model.h"
-#include "format/payload_literals.h"
+#include "format/zstd_payload.h"
 
 using namespace bloomtool;
 

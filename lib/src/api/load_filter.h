@@ -14,6 +14,7 @@
 #include "format/filter_file.h"
 #include "format/raw_payload.h"
 #include "interop/foreign_format.h"
+#include "format/signature.h"
 
 namespace bloomtool {
 
@@ -30,6 +31,11 @@ namespace bloomtool {
 // checksum, or a file truncated under the reader) instead of giving an answer that depends on
 // bytes not verified. Before using `filter` or its words() directly, call verify_whole_payload.
 LoadedFilter load_filter(const std::string& path);
+
+// load_filter with the signature verified against `key` first, over the same bytes that are then
+// decoded: the whole file is read (every byte hashed) before any answer can come from it.
+// Throws kUntrusted as verify_file_signature (filter_file.h) says.
+LoadedFilter load_verified_filter(const std::string& path, const PublicKey& key);
 
 // The filter of a raw file already opened (load_filter's raw path; load_verified_filter's, after
 // the signature check).

@@ -12,6 +12,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <new>
 
 #ifdef BLOOMTOOL_XXH3_DISPATCH
 // The library's declarations, without its macros that would send every XXH3_64bits call here.
@@ -35,6 +37,19 @@ inline void checksum_update(XXH3_state_t* state, const void* p, size_t n) noexce
 #else
   XXH3_64bits_update(state, p, n);
 #endif
+}
+
+struct XxhStateFree {
+  void operator()(XXH3_state_t* state) const noexcept { XXH3_freeState(state); }
+};
+using XxhState = std::unique_ptr<XXH3_state_t, XxhStateFree>;
+
+// A fresh XXH3-64 streaming state, freed however the caller's scope ends.
+inline XxhState make_xxh_state() {
+  XxhState state(XXH3_createState());
+  if (!state) throw std::bad_alloc();
+  XXH3_64bits_reset(state.get());
+  return state;
 }
 
 }  // namespace bloomtool::detail

@@ -1,7 +1,7 @@
 // Atomic publication: temp file ".<name>.tmp.<pid>.<random>" in the target's directory, fsync,
 // rename, fsync of the directory. A process killed part-way leaves only its temp file behind;
 // the next successful commit to the same target removes temp files whose writer is gone.
-// The name of the live temp file is kept in a fixed buffer so a signal handler can unlink it.
+// A program's signal handler learns the live temp files' names through TempFileHooks.
 // Symbolic links are followed to the final target, which alone is replaced, in its own directory;
 // the temp file takes the replaced file's mode, owner and group before the rename.
 #include "format/atomic_file.h"
@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
-#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/unique_fd.h"
 #include "bloomtool/error.h"
 #include "format/output_target.h"
 
@@ -28,7 +29,7 @@ namespace bloomtool {
 
 namespace {
 
-char g_pending_temp[PATH_MAX + 1];  // read by remove_pending_temp_file() from signal handlers
+std::atomic<const TempFileHooks*> g_hooks{nullptr};  // set_temp_file_hooks: set once by a program
 
 std::string dir_of(const std::string& path) {
   const auto slash = path.rfind('/');
@@ -47,14 +48,9 @@ std::string temp_prefix(const std::string& path) {
 }
 
 void fsync_dir(const std::string& dir) {
-  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) throw_io_error(dir, errno);
-  if (::fsync(fd) != 0 && errno != EINVAL) {
-    const int e = errno;
-    ::close(fd);
-    throw_io_error(dir, e);
-  }
-  ::close(fd);
+  const UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!fd) throw_io_error(dir, errno);
+  if (::fsync(fd.get()) != 0 && errno != EINVAL) throw_io_error(dir, errno);
 }
 
 // True if process `pid` exists and is not a zombie (a killed writer whose parent has not reaped
@@ -63,11 +59,10 @@ bool process_running(long pid) {
   if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) return false;
   char path[64];
   std::snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return true;  // no procfs: assume it runs
+  const UniqueFd fd(::open(path, O_RDONLY | O_CLOEXEC));
+  if (!fd) return true;  // no procfs: assume it runs
   char buf[512];
-  const ssize_t n = ::read(fd, buf, sizeof buf - 1);
-  ::close(fd);
+  const ssize_t n = ::read(fd.get(), buf, sizeof buf - 1);
   if (n <= 0) return true;
   buf[n] = '\0';
   const char* paren = std::strrchr(buf, ')');  // "pid (comm) S ...": comm may hold spaces
@@ -114,20 +109,8 @@ void keep_owner_and_mode(int fd, uint32_t old_mode, uint32_t uid, uint32_t gid,
 
 }  // namespace
 
-void remove_pending_temp_file() noexcept {
-  if (g_pending_temp[0] != '\0') ::unlink(g_pending_temp);
-}
-
-void write_all(int fd, std::span<const uint8_t> bytes, const std::string& what) {
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t w = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      throw_io_error(what, errno);
-    }
-    done += static_cast<size_t>(w);
-  }
+void set_temp_file_hooks(const TempFileHooks* hooks) noexcept {
+  g_hooks.store(hooks, std::memory_order_release);
 }
 
 AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
@@ -148,25 +131,27 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
     names.push_back(dir_of(target_) + "/" + temp_prefix(target_) + std::to_string(::getpid()) +
                     "." + std::to_string(rd() % 1000000));
   }
-  // Termination signals wait while the temp file exists but is not yet registered for the
-  // handler (remove_pending_temp_file), so that a SIGTERM in between cannot leave it behind.
-  // Nothing in between can throw, so the mask is always restored.
+  // Termination signals wait while the temp file exists but is not yet reported to the program's
+  // hooks (TempFileHooks), so that a SIGTERM in between cannot leave it behind. Nothing in
+  // between can throw, so the mask is always restored.
   sigset_t block, old;
   sigemptyset(&block);
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&block, sig);
   pthread_sigmask(SIG_BLOCK, &block, &old);
   size_t chosen = 0;
   for (; chosen < names.size(); ++chosen) {
-    fd_ = ::open(names[chosen].c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd_ >= 0 || errno != EEXIST) break;
+    fd_.reset(::open(names[chosen].c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
+    if (fd_ || errno != EEXIST) break;
   }
   const int open_errno = errno;
-  if (fd_ >= 0 && names[chosen].size() <= PATH_MAX) {
-    std::memcpy(g_pending_temp, names[chosen].c_str(), names[chosen].size() + 1);
+  if (fd_) {
+    hooks_ = g_hooks.load(std::memory_order_acquire);
+    if (hooks_ != nullptr && hooks_->created != nullptr)
+      hook_token_ = hooks_->created(names[chosen].c_str());
   }
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
-  if (fd_ >= 0) temp_path_ = std::move(names[chosen]);
-  if (fd_ < 0) throw_io_error(path_, open_errno);
+  if (!fd_) throw_io_error(path_, open_errno);
+  temp_path_ = std::move(names[chosen]);
   if (replacing) {
     keep_attributes_ = true;
     old_mode_ = old_st.st_mode;
@@ -176,13 +161,20 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
 }
 
 AtomicFile::~AtomicFile() {
-  if (fd_ >= 0) ::close(fd_);
+  fd_.reset();
   if (!committed_) ::unlink(temp_path_.c_str());
-  g_pending_temp[0] = '\0';
+  forget_temp();
+}
+
+// Tells the hooks the temp file is gone (after the rename or unlink: a signal in between has the
+// handler unlink a name that no longer exists, which is harmless).
+void AtomicFile::forget_temp() noexcept {
+  if (hooks_ != nullptr && hooks_->removed != nullptr) hooks_->removed(hook_token_);
+  hooks_ = nullptr;
 }
 
 void AtomicFile::write(std::span<const uint8_t> bytes) {
-  write_all(fd_, bytes, path_);
+  write_all(fd_.get(), bytes, path_);
   written_ += bytes.size();
   // Starts the disk writing each whole MiB written so far while the caller goes on producing the
   // rest, so that commit()'s fsync waits for little more than the last MiB (a 10M-key build's
@@ -192,8 +184,8 @@ void AtomicFile::write(std::span<const uint8_t> bytes) {
   if (written_ - writeback_ >= kWritebackBytes) {
     const uint64_t end = written_ & ~(kWritebackBytes - 1);
 #if defined(__linux__)
-    ::sync_file_range(fd_, static_cast<off_t>(writeback_), static_cast<off_t>(end - writeback_),
-                      SYNC_FILE_RANGE_WRITE);
+    ::sync_file_range(fd_.get(), static_cast<off_t>(writeback_),
+                      static_cast<off_t>(end - writeback_), SYNC_FILE_RANGE_WRITE);
 #endif
     writeback_ = end;
   }
@@ -202,8 +194,8 @@ void AtomicFile::write(std::span<const uint8_t> bytes) {
 void AtomicFile::pwrite(std::span<const uint8_t> bytes, uint64_t offset) {
   size_t done = 0;
   while (done < bytes.size()) {
-    const ssize_t w =
-        ::pwrite(fd_, bytes.data() + done, bytes.size() - done, static_cast<off_t>(offset + done));
+    const ssize_t w = ::pwrite(fd_.get(), bytes.data() + done, bytes.size() - done,
+                               static_cast<off_t>(offset + done));
     if (w < 0) {
       if (errno == EINTR) continue;
       throw_io_error(path_, errno);
@@ -215,8 +207,8 @@ void AtomicFile::pwrite(std::span<const uint8_t> bytes, uint64_t offset) {
 void AtomicFile::pread(std::span<uint8_t> bytes, uint64_t offset) const {
   size_t done = 0;
   while (done < bytes.size()) {
-    const ssize_t r =
-        ::pread(fd_, bytes.data() + done, bytes.size() - done, static_cast<off_t>(offset + done));
+    const ssize_t r = ::pread(fd_.get(), bytes.data() + done, bytes.size() - done,
+                              static_cast<off_t>(offset + done));
     if (r < 0) {
       if (errno == EINTR) continue;
       throw_io_error(path_, errno);
@@ -228,13 +220,9 @@ void AtomicFile::pread(std::span<uint8_t> bytes, uint64_t offset) const {
 
 void AtomicFile::commit() {
   // After the last write: a write by a process without CAP_FSETID clears set-ID bits.
-  if (keep_attributes_) keep_owner_and_mode(fd_, old_mode_, old_uid_, old_gid_, path_);
-  if (::fsync(fd_) != 0) throw_io_error(path_, errno);
-  if (::close(fd_) != 0) {
-    fd_ = -1;
-    throw_io_error(path_, errno);
-  }
-  fd_ = -1;
+  if (keep_attributes_) keep_owner_and_mode(fd_.get(), old_mode_, old_uid_, old_gid_, path_);
+  if (::fsync(fd_.get()) != 0) throw_io_error(path_, errno);
+  if (const int e = fd_.close(); e != 0) throw_io_error(path_, e);
   // Never rename over something that is not a regular file, should one have appeared meanwhile.
   struct stat st;
   if (::lstat(target_.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
@@ -243,7 +231,7 @@ void AtomicFile::commit() {
   }
   if (::rename(temp_path_.c_str(), target_.c_str()) != 0) throw_io_error(path_, errno);
   committed_ = true;
-  g_pending_temp[0] = '\0';
+  forget_temp();
   fsync_dir(dir_of(target_));
   remove_stale_temps(target_);
 }

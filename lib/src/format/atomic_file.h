@@ -1,6 +1,9 @@
 // Atomic publication of an output file: write to a temporary file in the target directory, fsync,
 // rename over the target, fsync the directory. Until commit() the target is untouched; if the
-// object is destroyed without commit() (error, exception) the temporary file is removed.
+// object is destroyed without commit() (error, exception) the temporary file is removed. Each
+// AtomicFile owns its temporary file and nothing else: any number may write at once, in any
+// threads. A program that removes temporary files from a signal handler learns of them through
+// TempFileHooks.
 // Symbolic links are followed: the final target is replaced in its own directory and the links
 // stay. A replaced file's mode, owner and group carry over; new files get 0666 less the umask.
 #pragma once
@@ -9,7 +12,11 @@
 #include <span>
 #include <string>
 
+#include "base/unique_fd.h"
+
 namespace bloomtool {
+
+struct TempFileHooks;
 
 class AtomicFile {
  public:
@@ -29,10 +36,14 @@ class AtomicFile {
   const std::string& temp_path() const noexcept { return temp_path_; }
 
  private:
+  void forget_temp() noexcept;
+
   std::string path_;    // as given, for messages
   std::string target_;  // path_ with symbolic links followed: the file replaced
   std::string temp_path_;
-  int fd_ = -1;
+  UniqueFd fd_;
+  const TempFileHooks* hooks_ = nullptr;  // those told of the temp file, if any
+  int hook_token_ = -1;                   // what hooks_->created returned
   bool committed_ = false;
   uint64_t written_ = 0;          // bytes appended by write()
   uint64_t writeback_ = 0;        // bytes of them whose write-back has been started
@@ -40,14 +51,17 @@ class AtomicFile {
   uint32_t old_mode_ = 0, old_uid_ = 0, old_gid_ = 0;
 };
 
-// Writes all bytes to a file descriptor, retrying on EINTR and short writes. Throws kIOError
-// naming `what` (EPIPE included).
-void write_all(int fd, std::span<const uint8_t> bytes, const std::string& what);
+// How a program learns which temporary files exist, to remove them when a signal ends it (the
+// library keeps no list: the CLI does, in a fixed table its SIGINT/SIGTERM handler reads).
+// `created` is called with a temporary file's path once the file exists, with SIGINT, SIGTERM and
+// SIGHUP blocked in the calling thread, and returns a token; `removed` gets that token once the
+// file is renamed into place or unlinked. Both may be called from several threads at once.
+struct TempFileHooks {
+  int (*created)(const char* path) noexcept = nullptr;
+  void (*removed)(int token) noexcept = nullptr;
+};
+// Sets the hooks every AtomicFile created afterwards reports to (nullptr: none, the default).
+// `hooks` must outlive every writer.
+void set_temp_file_hooks(const TempFileHooks* hooks) noexcept;
 
-}  // namespace bloomtool
-
-namespace bloomtool {
-// Unlinks the temporary file of the AtomicFile being written, if any. Async-signal-safe: meant
-// for SIGINT/SIGTERM handlers.
-void remove_pending_temp_file() noexcept;
 }  // namespace bloomtool

@@ -2,8 +2,8 @@
 // builder records the same fields the same way.
 #include "format/build_header.h"
 
-#include "keys/hash.h"
 #include "bloomtool/version.h"
+#include "keys/hash.h"
 
 namespace bloomtool {
 

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/unique_fd.h"
 #include "bloomtool/error.h"
 #include "format/filter_file.h"
 #include "model/model.h"
@@ -23,43 +24,27 @@ namespace bloomtool {
 // An open file (regular, pipe or device). Owns its descriptor: movable, not copyable.
 class ReadFile {
  public:
-  explicit ReadFile(const std::string& path) : path_(path) {
-    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd_ < 0) throw_io_error(path, errno);
+  explicit ReadFile(const std::string& path)
+      : path_(path), fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
+    if (!fd_) throw_io_error(path, errno);
     struct stat st;
-    if (fstat(fd_, &st) != 0) {
-      const int e = errno;
-      ::close(fd_);
-      throw_io_error(path, e);
-    }
-    if (S_ISDIR(st.st_mode)) {
-      ::close(fd_);
-      throw_io_error(path, EISDIR);
-    }
+    if (fstat(fd_.get(), &st) != 0) throw_io_error(path, errno);
+    if (S_ISDIR(st.st_mode)) throw_io_error(path, EISDIR);
     regular_ = S_ISREG(st.st_mode);
     size_ = regular_ ? static_cast<uint64_t>(st.st_size) : 0;
   }
-  ReadFile(const ReadFile&) = delete;
-  ReadFile& operator=(const ReadFile&) = delete;
-  ReadFile(ReadFile&& o) noexcept
-      : path_(std::move(o.path_)),
-        fd_(std::exchange(o.fd_, -1)),
-        regular_(o.regular_),
-        size_(o.size_) {}
-  ~ReadFile() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int fd() const noexcept { return fd_; }
+  ReadFile(ReadFile&&) noexcept = default;
+  int fd() const noexcept { return fd_.get(); }
   bool regular() const noexcept { return regular_; }
   // The size fstat gave at open (0 for a pipe or device).
   uint64_t size() const noexcept { return size_; }
   const std::string& path() const noexcept { return path_; }
-  // Takes the descriptor (the caller closes it).
-  int release() noexcept { return std::exchange(fd_, -1); }
+  // Takes the descriptor.
+  UniqueFd release() noexcept { return std::move(fd_); }
 
   // Reads up to n bytes at `offset` into dst; returns how many were there (fewer at end of file).
   uint64_t pread_some(uint8_t* dst, uint64_t n, uint64_t offset) const {
-    return pread_fd(fd_, dst, n, offset, path_);
+    return pread_fd(fd_.get(), dst, n, offset, path_);
   }
   static uint64_t pread_fd(int fd, uint8_t* dst, uint64_t n, uint64_t offset,
                            const std::string& path) {
@@ -91,13 +76,13 @@ class ReadFile {
   // reader accepts; a pipe or device is read header first, checked, and then only as far as the
   // header declares (read_filter_stream_image), so /dev/zero or an endless FIFO fails at once.
   std::vector<uint8_t> read_all() const {
-    if (!regular_) return read_filter_stream_image(fd_, path_);
+    if (!regular_) return read_filter_stream_image(fd_.get(), path_);
     const uint64_t limit = model::kMaxBits / 8 + kMaxHeaderBytes + (1u << 20);
     std::vector<uint8_t> out;
     out.reserve(static_cast<size_t>(std::min(size_, limit)));
     uint8_t chunk[1 << 16];
     for (;;) {
-      const ssize_t r = ::read(fd_, chunk, sizeof chunk);
+      const ssize_t r = ::read(fd_.get(), chunk, sizeof chunk);
       if (r < 0) {
         if (errno == EINTR) continue;
         throw_io_error(path_, errno);
@@ -112,7 +97,7 @@ class ReadFile {
 
  private:
   std::string path_;
-  int fd_ = -1;
+  UniqueFd fd_;
   bool regular_ = false;
   uint64_t size_ = 0;
 };

@@ -15,9 +15,10 @@
 #include <string_view>
 #include <vector>
 
+#include "base/sodium_init.h"
+#include "base/unique_fd.h"
 #include "bloomtool/error.h"
 #include "format/signature.h"
-#include "base/sodium_init.h"
 
 namespace bloomtool {
 
@@ -116,12 +117,9 @@ KeyId parse_key_file(std::span<const uint8_t> text, const std::string& path, std
 std::vector<uint8_t> read_key_file(const std::string& path, uint32_t& mode) {
   // Opened without blocking, so a FIFO (which would wait for a writer) or a device is refused at
   // once by the check below; the flag is cleared before the regular file is read.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-  if (fd < 0) throw_io_error(path, errno);
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
+  const UniqueFd file(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+  if (!file) throw_io_error(path, errno);
+  const int fd = file.get();
   struct stat st;
   if (::fstat(fd, &st) != 0) throw_io_error(path, errno);
   if (!S_ISREG(st.st_mode)) {
@@ -161,20 +159,19 @@ std::vector<uint8_t> read_key_file(const std::string& path, uint32_t& mode) {
 // else 0644 less the umask.
 void create_new_file(const std::string& path, const std::string& text, bool secret) {
   const std::string temp = path + ".tmp." + std::to_string(::getpid());
-  const int fd =
-      ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, secret ? 0600 : 0644);
-  if (fd < 0) throw_io_error(path, errno);
-  bool ok = !secret || ::fchmod(fd, 0600) == 0;
+  UniqueFd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, secret ? 0600 : 0644));
+  if (!fd) throw_io_error(path, errno);
+  bool ok = !secret || ::fchmod(fd.get(), 0600) == 0;
   size_t done = 0;
   while (ok && done < text.size()) {
-    const ssize_t w = ::write(fd, text.data() + done, text.size() - done);
+    const ssize_t w = ::write(fd.get(), text.data() + done, text.size() - done);
     if (w < 0 && errno == EINTR) continue;
     ok = w > 0;
     if (ok) done += static_cast<size_t>(w);
   }
-  ok = ok && ::fsync(fd) == 0;
+  ok = ok && ::fsync(fd.get()) == 0;
   const int write_errno = errno;
-  ::close(fd);
+  fd.reset();
   if (!ok) {
     ::unlink(temp.c_str());
     throw_io_error(path, write_errno);

@@ -14,7 +14,7 @@
 #include <cstring>
 #include <string_view>
 
-#include "format/atomic_file.h"
+#include "base/unique_fd.h"
 #include "bloomtool/error.h"
 
 namespace bloomtool {
@@ -154,21 +154,15 @@ void write_output_stream(const OutputTarget& target, std::span<const uint8_t> by
   }
   // No O_TRUNC and no O_CREAT: should the path have become a regular file or vanished since it
   // was resolved, nothing is damaged or created.
-  const int fd = ::open(target.path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
-  if (fd < 0) throw_io_error(target.path, errno);
+  UniqueFd fd(::open(target.path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC));
+  if (!fd) throw_io_error(target.path, errno);
   struct stat st;
-  if (::fstat(fd, &st) != 0 || !(S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
-    ::close(fd);
+  if (::fstat(fd.get(), &st) != 0 || !(S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
     throw Error(ErrorCode::kIOError,
                 target.path + ": is no longer a character device or FIFO; nothing written");
   }
-  try {
-    write_all(fd, bytes, target.path);
-  } catch (...) {
-    ::close(fd);
-    throw;
-  }
-  if (::close(fd) != 0 && errno != EINTR) throw_io_error(target.path, errno);
+  write_all(fd.get(), bytes, target.path);
+  if (const int e = fd.close(); e != 0 && e != EINTR) throw_io_error(target.path, e);
 }
 
 }  // namespace bloomtool

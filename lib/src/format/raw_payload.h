@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -17,7 +18,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "format/filter_file.h"
+#include "base/unique_fd.h"
+#include "format/file_header.h"
 
 namespace bloomtool {
 
@@ -55,6 +57,18 @@ std::vector<uint8_t> raw_chunk_table(std::span<const uint64_t> words, uint64_t r
 // which follows it in the file (raw_bytes bytes). For writers that produce the payload themselves.
 std::vector<uint8_t> raw_file_head(FilterHeader& header, uint64_t raw_bytes, uint64_t chunk_bytes,
                                    const std::vector<uint8_t>& table);
+
+// Hands the payload to `sink` as little-endian bytes in pieces that end where the file offset
+// (the payload starting at `file_offset`) is a multiple of 2 MiB, so each piece but the first and
+// the last fills one whole 2 MiB-aligned stretch of the file (see raw_payload.cpp).
+void emit_raw_words(std::span<const uint64_t> words, uint64_t raw_bytes, uint64_t file_offset,
+                    const std::function<void(std::span<const uint8_t>)>& sink);
+
+// The payload of the codec-2 file at `path`, whose header read before is `expected`, streamed to
+// fn(index of the first word, words in host order) a window at a time (2 MiB, or one chunk if
+// larger), each chunk read with pread() and verified just before its words are handed out.
+void stream_raw_payload(const std::string& path, const FilterHeader& expected,
+                        const std::function<void(uint64_t, std::span<const uint64_t>)>& fn);
 
 // Checks a whole codec-2 file image held in memory: the chunk table against the header's payload
 // checksum, the padding, and every chunk. Throws kCorrupt naming `path`.
@@ -129,7 +143,7 @@ class RawPayloadView {
   [[noreturn]] void throw_short(uint64_t chunk, uint64_t at, uint64_t n, uint64_t got) const;
 
   std::string path_;
-  int fd_ = -1;
+  UniqueFd fd_;
   FilterHeader header_;
   std::vector<uint8_t> head_;
   uint64_t file_bytes_ = 0;

@@ -1,7 +1,8 @@
-// Signed filter files and secret seeds (docs/FORMAT.md, "Signature (field 9, 1.1)" and "Key
-// files"): Ed25519 key pairs in small text files, the signature over a BLAKE2b-512 digest of a
-// filter file, its verification against a trusted public key, and hash seeds from the operating
-// system's random source. All cryptography is libsodium's.
+// The cryptography of signed filter files and secret seeds (docs/FORMAT.md, "Signature (field 9,
+// 1.1)" and "Key files"): Ed25519 key pairs in small text files, the signature over a BLAKE2b-512
+// digest of a file's bytes and its verification against a public key, and hash seeds from the
+// operating system's random source. All cryptography is libsodium's. This knows bytes and keys,
+// not the filter file: the reader and writer (filter_file.h) say which bytes are signed.
 #pragma once
 
 #include <array>
@@ -11,12 +12,13 @@
 #include <span>
 #include <string>
 
-#include "format/filter_file.h"
-#include "api/load_filter.h"
-
 namespace bloomtool {
 
 inline constexpr size_t kPublicKeyBytes = 32;
+inline constexpr size_t kKeyIdBytes = 8;
+inline constexpr size_t kSignatureBytes = 64;
+using KeyId = std::array<uint8_t, kKeyIdBytes>;
+using Signature = std::array<uint8_t, kSignatureBytes>;
 inline constexpr size_t kKeySeedBytes = 32;
 
 // A public key and its id, as read from a NAME.pub file.
@@ -74,32 +76,26 @@ PublicKey read_public_key(const std::string& path);
 // failure neither is left behind. Returns the new key's id.
 KeyId generate_key_files(const std::string& name);
 
-// Field 9's value (76 bytes for algorithm 1) from `value`, which starts `file_offset` bytes into
-// the file. Throws kCorrupt naming `path` when the length does not fit the algorithm.
-SignatureField parse_signature_field(std::span<const uint8_t> value, uint64_t file_offset,
-                                     const std::string& path);
-// Field 9's value of `field` (the inverse of parse_signature_field).
-std::array<uint8_t, kSignatureFieldBytes> encode_signature_field(const SignatureField& field);
-
-// Streams the file bytes after the header, in order, to the digest: read(offset, buffer) fills
-// `buffer` with the bytes at `offset` (counted from the end of the header).
+// The bytes a file signature covers, streamed: `head` (the file's header) with the kSignatureBytes
+// at `signature_offset` and the last `zeroed_tail` bytes (its checksum) read as zeros, then
+// `tail_bytes` more bytes, which read(offset, buffer) fills in order (offsets counted from the end
+// of `head`). The signed message is a fixed context string and the BLAKE2b-512 digest of them.
 using TailReader = std::function<void(uint64_t, std::span<uint8_t>)>;
+struct SignedBytes {
+  std::span<const uint8_t> head;
+  uint64_t signature_offset = 0;  // within head; the signature lies before the zeroed tail
+  size_t zeroed_tail = 0;
+  uint64_t tail_bytes = 0;
+  TailReader read;
+};
 
-// Signs a finished file: `head` is its complete header as written (field 9 present, signature and
-// header checksum bytes whatever they are), `tail_bytes` the bytes that follow it, read through
-// `read`. Writes the signature into field 9 and recomputes the header checksum, in `head`.
-void sign_file_header(std::span<uint8_t> head, const FilterHeader& header, uint64_t tail_bytes,
-                      const TailReader& read, const SigningKey& key);
-
-// Verifies the signature of the whole file image `file`, whose parsed header is `header`, against
-// `key`. Throws kUntrusted naming `path` when the file is unsigned, signed by another key or
-// altered since it was signed, kUnsupported for an unknown signature algorithm.
-void verify_file_signature(std::span<const uint8_t> file, const FilterHeader& header,
-                           const PublicKey& key, const std::string& path);
-
-// load_filter with the signature verified first, over the same bytes that are then decoded: the
-// whole file is read (every byte hashed) before any answer can come from it.
-LoadedFilter load_verified_filter(const std::string& path, const PublicKey& key);
+// The Ed25519 signature of `bytes` by `key`. Throws kInvalidArgument when the signature's place
+// is not inside the head.
+Signature sign_bytes(const SignedBytes& bytes, const SigningKey& key);
+// True when `signature` is `public_key`'s signature of `bytes` (false too when the signature's
+// place is not inside the head).
+bool signature_matches(const SignedBytes& bytes, const Signature& signature,
+                       std::span<const uint8_t, kPublicKeyBytes> public_key);
 
 // A hash seed from the operating system's random source (getrandom via libsodium).
 uint64_t random_seed();

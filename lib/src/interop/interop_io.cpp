@@ -10,26 +10,13 @@
 #include <climits>
 #include <cstring>
 
+#include "base/unique_fd.h"
 #include "format/atomic_file.h"
 #include "bloomtool/error.h"
 
 namespace bloomtool::interop_io {
 
 namespace {
-
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const noexcept { return fd_; }
-
- private:
-  int fd_;
-};
 
 [[noreturn]] void too_big(const std::string& path, uint64_t max_bytes) {
   throw Error(ErrorCode::kLimitExceeded,
@@ -42,7 +29,7 @@ std::vector<uint8_t> read_file(const std::string& path, uint64_t max_bytes) {
   // "-" is standard input (named <stdin> in messages, as every filter reader names it).
   const bool is_stdin = path == "-";
   const std::string name = is_stdin ? "<stdin>" : path;
-  Fd fd(is_stdin ? ::dup(STDIN_FILENO) : ::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  const UniqueFd fd(is_stdin ? ::dup(STDIN_FILENO) : ::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0) throw_io_error(name, errno);
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) throw_io_error(name, errno);
@@ -71,21 +58,17 @@ constexpr size_t kRawBuffer = size_t{1} << 16;
 
 InputStream::InputStream(const std::string& path, const std::string& name) : name_(name) {
   const bool is_stdin = path == "-";
-  fd_ = is_stdin ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (!is_stdin) owned_.reset(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  fd_ = is_stdin ? STDIN_FILENO : owned_.get();
   if (fd_ < 0) throw_io_error(name_, errno);
-  owns_fd_ = !is_stdin;
   struct stat st {};
   if (::fstat(fd_, &st) != 0) {
     const int e = errno;
-    if (owns_fd_) ::close(fd_);
     if (e == EBADF && is_stdin)
       throw Error(ErrorCode::kIOError, name_ + ": standard input is closed");
     throw_io_error(name_, e);
   }
-  if (S_ISDIR(st.st_mode)) {
-    if (owns_fd_) ::close(fd_);
-    throw_io_error(name_, EISDIR);
-  }
+  if (S_ISDIR(st.st_mode)) throw_io_error(name_, EISDIR);
   if (S_ISREG(st.st_mode) && !is_stdin) {
     file_size_ = static_cast<uint64_t>(st.st_size);
     posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
@@ -106,7 +89,6 @@ InputStream::~InputStream() {
     inflateEnd(static_cast<z_stream*>(zs_));
     delete static_cast<z_stream*>(zs_);
   }
-  if (owns_fd_) ::close(fd_);
 }
 
 bool InputStream::ensure_raw(size_t n) {

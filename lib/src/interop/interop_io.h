@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "base/unique_fd.h"
+
 namespace bloomtool::interop_io {
 
 // Reads a whole regular file (or a stream, such as a pipe) into memory. Throws kIOError naming
@@ -50,8 +52,8 @@ class InputStream {
   size_t read_gzip(uint8_t* dst, size_t n);
 
   std::string name_;
-  int fd_ = -1;
-  bool owns_fd_ = false;
+  UniqueFd owned_;  // the file opened; empty for standard input
+  int fd_ = -1;     // what is read: owned_ or standard input
   bool eof_ = false;
   std::optional<uint64_t> file_size_;
   std::vector<uint8_t> store_;

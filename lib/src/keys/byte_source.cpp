@@ -19,6 +19,7 @@
 #include <climits>
 #include <cstring>
 
+#include "base/unique_fd.h"
 #include "bloomtool/error.h"
 #include "keys/key_reader.h"
 
@@ -33,15 +34,12 @@ class FdSource final : public ByteSource {
   FdSource(const std::string& path, std::string name) : name_(std::move(name)) {
     if (path == "-") {
       fd_ = STDIN_FILENO;
-      owns_ = false;
     } else {
-      fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-      if (fd_ < 0) throw_io_error(name_, errno);
+      owned_.reset(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+      if (!owned_) throw_io_error(name_, errno);
+      fd_ = owned_.get();
       posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
     }
-  }
-  ~FdSource() override {
-    if (owns_) ::close(fd_);
   }
   size_t read(char* dst, size_t cap) override { return read_fd(dst, cap); }
   uint64_t raw_bytes_read() const noexcept override { return total_; }
@@ -71,8 +69,8 @@ class FdSource final : public ByteSource {
     }
   }
   std::string name_;
-  int fd_ = -1;
-  bool owns_ = true;
+  UniqueFd owned_;  // the file opened; empty for standard input
+  int fd_ = -1;     // what is read: owned_ or standard input
   uint64_t total_ = 0;
 };
 
@@ -115,17 +113,16 @@ class RangeSource final : public ByteSource {
  public:
   RangeSource(const std::string& path, std::string name, uint64_t begin, uint64_t end)
       : name_(std::move(name)), pos_(begin), end_(end) {
-    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd_ < 0) throw_io_error(name_, errno);
-    posix_fadvise(fd_, static_cast<off_t>(begin), static_cast<off_t>(end - begin),
+    fd_.reset(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd_) throw_io_error(name_, errno);
+    posix_fadvise(fd_.get(), static_cast<off_t>(begin), static_cast<off_t>(end - begin),
                   POSIX_FADV_SEQUENTIAL);
   }
-  ~RangeSource() override { ::close(fd_); }
   size_t read(char* dst, size_t cap) override {
     const size_t want = static_cast<size_t>(std::min<uint64_t>(cap, end_ - pos_));
     if (want == 0) return 0;
     for (;;) {
-      const ssize_t r = ::pread(fd_, dst, want, static_cast<off_t>(pos_));
+      const ssize_t r = ::pread(fd_.get(), dst, want, static_cast<off_t>(pos_));
       if (r >= 0) {
         pos_ += static_cast<uint64_t>(r);
         total_ += static_cast<uint64_t>(r);
@@ -140,7 +137,7 @@ class RangeSource final : public ByteSource {
 
  private:
   std::string name_;
-  int fd_ = -1;
+  UniqueFd fd_;
   uint64_t pos_;
   uint64_t end_;
   uint64_t total_ = 0;

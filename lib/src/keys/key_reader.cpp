@@ -15,6 +15,7 @@
 #include <cstring>
 #include <functional>
 
+#include "base/unique_fd.h"
 #include "bloomtool/error.h"
 #include "keys/byte_source.h"
 #include "keys/record_fields.h"
@@ -191,13 +192,11 @@ std::vector<LineRange> plan_line_ranges(const std::vector<std::string>& inputs,
     // (SIGPIPE) before the sequential reader opens it.
     struct stat path_st;
     if (::stat(path.c_str(), &path_st) != 0 || !S_ISREG(path_st.st_mode)) return {};
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return {};  // the sequential reader reports it
+    const UniqueFd file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!file) return {};  // the sequential reader reports it
+    const int fd = file.get();
     struct stat st;
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-      ::close(fd);
-      return {};
-    }
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return {};
     const uint64_t size = static_cast<uint64_t>(st.st_size);
     // Compressed inputs and filter files go to the sequential reader, which decompresses or
     // refuses them.
@@ -205,7 +204,6 @@ std::vector<LineRange> plan_line_ranges(const std::vector<std::string>& inputs,
     if (head < 0 ||
         classify_input_head(std::string_view(buf.data(), static_cast<size_t>(head)), size).kind !=
             InputKind::kText) {
-      ::close(fd);
       return {};
     }
     const uint64_t pieces = size < 2 * min_bytes ? 1 : std::min<uint64_t>(parts, size / min_bytes);
@@ -235,7 +233,6 @@ std::vector<LineRange> plan_line_ranges(const std::vector<std::string>& inputs,
       ranges.push_back({path, begin, cut});
       begin = cut;
     }
-    ::close(fd);
     if (!ok) return {};
     if (begin < size || size == 0) ranges.push_back({path, begin, size});
   }
