@@ -41,11 +41,7 @@ struct Prepared {
   BuildProvenance provenance;
 };
 
-bool is_bloom(Kind kind) {
-  return kind == Kind::kBloom || kind == Kind::kBlockedBloom;
-}
-
-Prepared prepare(const Plan& plan) {
+Prepared prepare_plan(const Plan& plan) {
   Prepared p;
   if (is_bloom(plan.kind)) {
     BloomPlan& b = p.bloom_plan;
@@ -104,7 +100,7 @@ Prepared prepare(const Plan& plan) {
   return p;
 }
 
-InputOptions input_options(const KeySource& s, const Normaliser& normaliser) {
+InputOptions input_options_of(const KeySource& s, const Normaliser& normaliser) {
   InputOptions o;
   if (s.max_key_bytes == 0 || s.max_key_bytes > kMaxMaxKeyBytes)
     throw FieldError("max_key_bytes", "must be between 1 and 1GiB");
@@ -145,7 +141,7 @@ InputOptions input_options(const KeySource& s, const Normaliser& normaliser) {
   return o;
 }
 
-std::unique_ptr<SigningKey> signing_key(const OutputOptions& output) {
+std::unique_ptr<SigningKey> read_output_key(const OutputOptions& output) {
   if (output.signing_key.empty()) return nullptr;
   return read_signing_key(output.signing_key);
 }
@@ -165,7 +161,7 @@ struct Built {
 };
 
 // Runs the plan's builder over `keys`; the errors that mean "nothing is written" name `out`.
-Built build(const HashedKeys& keys, const Prepared& p, const std::string& out) {
+Built run_plan(const HashedKeys& keys, const Prepared& p, const std::string& out) {
   try {
     if (p.bloom) return Built{build_bloom(keys, p.bloom_plan, p.provenance)};
     return Built{build_xor(keys, p.xor_options, p.provenance)};
@@ -179,7 +175,8 @@ Built build(const HashedKeys& keys, const Prepared& p, const std::string& out) {
   }
 }
 
-WriteOptions write_options(const OutputOptions& output, const SigningKey* key, unsigned threads) {
+WriteOptions built_write_options(const OutputOptions& output, const SigningKey* key,
+                                 unsigned threads) {
   WriteOptions w;
   w.codec = internal_codec(output.codec);
   w.signing_key = key;
@@ -187,12 +184,12 @@ WriteOptions write_options(const OutputOptions& output, const SigningKey* key, u
   return w;
 }
 
-std::span<const uint64_t> words_of(const Built& b) {
+std::span<const uint64_t> built_words(const Built& b) {
   if (b.build.index() == 0) return std::get<0>(b.build).filter->words();
   return std::get<1>(b.build).built.filter->words();
 }
 
-BuildResult result_of(Built& b, uint64_t file_bytes) {
+BuildResult build_result_of(Built& b, uint64_t file_bytes) {
   BuildResult r;
   r.info = filter_info_of(b.header(), file_bytes, FilterFormat::kBloomtool);
   r.distinct_exact = b.distinct_exact();
@@ -202,32 +199,32 @@ BuildResult result_of(Built& b, uint64_t file_bytes) {
   return r;
 }
 
-BuildResult write(Built& b, const std::string& path, const OutputOptions& output,
-                  const SigningKey* key, unsigned threads) {
-  const auto words = words_of(b);
+BuildResult write_built(Built& b, const std::string& path, const OutputOptions& output,
+                        const SigningKey* key, unsigned threads) {
+  const auto words = built_words(b);
   const uint64_t bytes = write_filter_file(path, b.header(), words, words.size() * 8,
-                                           write_options(output, key, threads));
-  return result_of(b, bytes);
+                                           built_write_options(output, key, threads));
+  return build_result_of(b, bytes);
 }
 
-std::vector<uint8_t> encode(Built& b, const OutputOptions& output, const SigningKey* key,
-                            unsigned threads) {
-  const auto words = words_of(b);
+std::vector<uint8_t> encode_built(Built& b, const OutputOptions& output, const SigningKey* key,
+                                  unsigned threads) {
+  const auto words = built_words(b);
   return encode_filter_file(b.header(), words, words.size() * 8,
-                            write_options(output, key, threads));
+                            built_write_options(output, key, threads));
 }
 
 template <typename Finish>
 auto build_from_source(const KeySource& source, const Plan& plan, const OutputOptions& output,
                        const std::string& out, Finish&& finish) {
-  const Prepared p = prepare(plan);
-  const InputOptions in = input_options(source, p.normaliser);
-  const std::unique_ptr<SigningKey> key = signing_key(output);  // before any key is read
+  const Prepared p = prepare_plan(plan);
+  const InputOptions in = input_options_of(source, p.normaliser);
+  const std::unique_ptr<SigningKey> key = read_output_key(output);  // before any key is read
   KeyStreamOptions so;
   so.threads = p.threads;
   so.seed = p.seed;
   KeyStream keys(source.paths, in, so);
-  Built b = build(hashed_keys(keys), p, out);
+  Built b = run_plan(hashed_keys(keys), p, out);
   return finish(b, key.get(), keys.threads());
 }
 
@@ -240,7 +237,7 @@ BuildResult build_filter(const KeySource& keys, const Plan& plan, const std::str
                          const OutputOptions& output) {
   return build_from_source(keys, plan, output, output_name(path),
                            [&](Built& b, const SigningKey* key, unsigned threads) {
-                             return write(b, path, output, key, threads);
+                             return write_built(b, path, output, key, threads);
                            });
 }
 
@@ -248,7 +245,7 @@ std::vector<uint8_t> build_filter_bytes(const KeySource& keys, const Plan& plan,
                                         const OutputOptions& output) {
   return build_from_source(keys, plan, output, "<memory>",
                            [&](Built& b, const SigningKey* key, unsigned threads) {
-                             return encode(b, output, key, threads);
+                             return encode_built(b, output, key, threads);
                            });
 }
 
@@ -313,7 +310,7 @@ struct Builder::Impl {
 };
 
 Builder::Builder(const Plan& plan) : impl_(std::make_unique<Impl>()) {
-  impl_->plan = prepare(plan);
+  impl_->plan = prepare_plan(plan);
   impl_->input.normaliser = impl_->plan.normaliser;
 }
 Builder::Builder(Builder&&) noexcept = default;
@@ -345,17 +342,17 @@ uint64_t Builder::size() const noexcept {
 }
 
 BuildResult Builder::finish(const std::string& path, const OutputOptions& output) {
-  const std::unique_ptr<SigningKey> key = signing_key(output);
-  Built b = build(impl_->hashed(), impl_->plan, output_name(path));
-  BuildResult r = write(b, path, output, key.get(), impl_->plan.threads);
+  const std::unique_ptr<SigningKey> key = read_output_key(output);
+  Built b = run_plan(impl_->hashed(), impl_->plan, output_name(path));
+  BuildResult r = write_built(b, path, output, key.get(), impl_->plan.threads);
   impl_->clear();
   return r;
 }
 
 std::vector<uint8_t> Builder::finish_bytes(const OutputOptions& output) {
-  const std::unique_ptr<SigningKey> key = signing_key(output);
-  Built b = build(impl_->hashed(), impl_->plan, "<memory>");
-  std::vector<uint8_t> bytes = encode(b, output, key.get(), impl_->plan.threads);
+  const std::unique_ptr<SigningKey> key = read_output_key(output);
+  Built b = run_plan(impl_->hashed(), impl_->plan, "<memory>");
+  std::vector<uint8_t> bytes = encode_built(b, output, key.get(), impl_->plan.threads);
   impl_->clear();
   return bytes;
 }

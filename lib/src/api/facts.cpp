@@ -112,6 +112,10 @@ int64_t creation_time(const std::optional<int64_t>& created) {
   return static_cast<int64_t>(v);
 }
 
+bool is_bloom(Kind kind) noexcept {
+  return kind == Kind::kBloom || kind == Kind::kBlockedBloom;
+}
+
 PayloadCodec internal_codec(Codec codec) {
   return codec == Codec::kRaw ? PayloadCodec::kRawChunked : PayloadCodec::kZstd;
 }

@@ -30,6 +30,9 @@ FilterFormat resolve_format(const std::string& path, FilterFormat format);
 // naming SOURCE_DATE_EPOCH when it is not a number of seconds.
 int64_t creation_time(const std::optional<int64_t>& created);
 
+// Standard or blocked Bloom (else xor or binary fuse).
+bool is_bloom(Kind kind) noexcept;
+
 FileFormat internal_format(FilterFormat format);
 PayloadCodec internal_codec(Codec codec);
 

@@ -40,7 +40,7 @@ constexpr size_t kChunk = 512;
                                          " file carries no signature to verify");
 }
 
-bool is_regular_file(const std::string& path) {
+bool regular_file_at(const std::string& path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
@@ -48,7 +48,7 @@ bool is_regular_file(const std::string& path) {
 LoadedFilter load_bloomtool(const std::string& path, const OpenOptions& options) {
   if (!options.trusted_key.empty())
     return load_verified_filter(path, read_public_key(options.trusted_key));
-  if (options.raw_cache_bytes && path != "-" && is_regular_file(path) &&
+  if (options.raw_cache_bytes && path != "-" && regular_file_at(path) &&
       read_filter_header(path).codec == PayloadCodec::kRawChunked)
     return make_raw_filter(std::make_shared<const RawPayloadView>(path, *options.raw_cache_bytes),
                            path);

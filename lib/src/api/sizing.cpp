@@ -2,6 +2,7 @@
 // `size` use.
 #include <cmath>
 
+#include "api/facts.h"
 #include "bloomtool/error.h"
 #include "bloomtool/sizing.h"
 #include "filters/bloom.h"
@@ -15,10 +16,6 @@ namespace {
 
 BloomVariant variant_of(Kind kind) {
   return kind == Kind::kBlockedBloom ? BloomVariant::kBlocked512 : BloomVariant::kStandard;
-}
-
-bool is_bloom(Kind kind) {
-  return kind == Kind::kBloom || kind == Kind::kBlockedBloom;
 }
 
 }  // namespace
