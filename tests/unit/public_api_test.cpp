@@ -45,8 +45,8 @@ std::vector<std::string> lines_of(const std::string& text) {
 // Runs the program with `args` (a shell word list), SOURCE_DATE_EPOCH fixed; returns its stdout.
 std::string cli(const bloomtool::test::TempDir& dir, const std::string& args, int want_rc = 0) {
   const std::string out = dir.path() + "/cli.out";
-  const std::string cmd = "SOURCE_DATE_EPOCH=1700000000 '" BLOOMTOOL_CLI "' " + args + " >'" +
-                          out + "' 2>'" + dir.path() + "/cli.err'";
+  const std::string cmd = "SOURCE_DATE_EPOCH=1700000000 '" BLOOMTOOL_CLI "' " + args + " >'" + out +
+                          "' 2>'" + dir.path() + "/cli.err'";
   const int status = std::system(cmd.c_str());
   INFO(cmd << "\n" << slurp(dir.path() + "/cli.err"));
   REQUIRE(WIFEXITED(status));
@@ -61,7 +61,8 @@ std::vector<std::string> probes() {
   const std::vector<std::string> others =
       lines_of(slurp(std::string(BLOOMTOOL_TESTDATA) + "/nonmembers-10k.txt"));
   keys.insert(keys.end(), others.begin(), others.begin() + 600);
-  for (size_t i = 0; i < 10; ++i) keys.push_back("  HTTPS://GOLDEN.EXAMPLE/ITEM/" + std::to_string(i));
+  for (size_t i = 0; i < 10; ++i)
+    keys.push_back("  HTTPS://GOLDEN.EXAMPLE/ITEM/" + std::to_string(i));
   return keys;
 }
 
@@ -147,8 +148,7 @@ TEST_CASE("open_filter answers as bloomtool query does, from a path and from byt
   }
 }
 
-TEST_CASE("files built through the public API are byte for byte the program's",
-          "[public_api]") {
+TEST_CASE("files built through the public API are byte for byte the program's", "[public_api]") {
   const bloomtool::test::TempDir dir;
   // Keys with repeats, empty lines and case and space variants (for normalisation).
   std::string text;
@@ -202,6 +202,24 @@ TEST_CASE("files built through the public API are byte for byte the program's",
     c.plan.fingerprint_bits = 16;
     c.plan.normalisation = "trim";
     cases.push_back(c);
+  }
+  {
+    // Keys in a column of CSV, read by build_filter as `build --input-format csv --column` reads
+    // them (the in-memory builder below takes the column's values as its keys).
+    std::string csv = "id,url\n";
+    for (int i = 0; i < 300; ++i)
+      csv += std::to_string(i) + ",\"u," + std::to_string(i % 250) + "\"\n";
+    const std::string csv_path = dir.write("keys.csv", csv);
+    const std::string ref = dir.path() + "/csv.bf";
+    cli(dir, "build -q -n 300 --input-format csv --column url '" + csv_path + "' -o '" + ref + "'");
+    bloomtool::KeySource source;
+    source.paths = {csv_path};
+    source.format = bloomtool::KeyFormat::kCsv;
+    source.column_name = "url";
+    bloomtool::Plan p = plan(Kind::kBloom);
+    p.n = 300;
+    const std::vector<uint8_t> bytes = bloomtool::build_filter_bytes(source, p);
+    CHECK(std::string(bytes.begin(), bytes.end()) == slurp(ref));
   }
   for (const Case& c : cases) {
     INFO(c.args);
@@ -375,6 +393,21 @@ TEST_CASE("the public API's errors", "[public_api]") {
   plan = {};
   plan.normalisation = "shout";
   CHECK(field_of(plan) == "normalisation");
+  try {
+    bloomtool::Builder b(plan);
+  } catch (const bloomtool::FieldError& e) {
+    CHECK(std::string(e.what()) ==
+          "normalisation: 'shout' is not a list of the steps trim, lowercase, strip-prefix=TEXT, "
+          "email, phone, url");
+  }
+  bloomtool::KeySource lines_with_field;
+  lines_with_field.field = "/id";
+  try {
+    bloomtool::build_filter_bytes(lines_with_field, {});
+    FAIL("no error");
+  } catch (const bloomtool::FieldError& e) {
+    CHECK(e.field() == "field");
+  }
   bloomtool::KeySource source;
   source.paths = {dir.path() + "/missing.txt"};
   CHECK(code_of([&] { bloomtool::build_filter(source, {}, dir.path() + "/out.bf"); }) ==

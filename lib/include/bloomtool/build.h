@@ -36,10 +36,11 @@ struct Plan {
   // (the file records it; nobody can compute the filter's false positives without the file).
   std::optional<uint64_t> seed;
   bool random_seed = false;
-  // Key normalisation, applied before hashing and recorded in the file for queries: canonical
-  // steps separated by commas, in order: "trim", "lowercase", "strip-prefix=TEXT" (TEXT
-  // percent-encoded where it holds ',', '=' or '%'), and at most one preset "email", "phone" or
-  // "url". "" uses keys as they are.
+  // Key normalisation, applied before hashing and recorded in the file for queries: steps
+  // separated by commas, applied in order: "trim", "lowercase", "strip-prefix=TEXT" (bytes of TEXT
+  // outside printable ASCII, and ' ', '%', ',', ';', '=', written %XX) and the presets "email",
+  // "phone", "url" (`bloomtool build --trim --lowercase --normalize email` is
+  // "trim,lowercase,email"). "" uses keys as they are.
   std::string normalisation;
   std::string label;               // free text stored in the file
   std::optional<int64_t> created;  // creation time; none: SOURCE_DATE_EPOCH, else now

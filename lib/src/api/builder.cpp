@@ -88,12 +88,10 @@ Prepared prepare_plan(const Plan& plan) {
   p.threads = plan.threads != 0 ? plan.threads : default_thread_count();
   try {
     p.normaliser = Normaliser::parse(plan.normalisation, "normalisation");
-  } catch (const Error& e) {
-    const std::string what = e.what();
-    const std::string prefix = "normalisation: ";
-    throw FieldError("normalisation", what.compare(0, prefix.size(), prefix) == 0
-                                          ? what.substr(prefix.size())
-                                          : what);
+  } catch (const Error&) {
+    throw FieldError("normalisation", "'" + plan.normalisation +
+                                          "' is not a list of the steps trim, lowercase, "
+                                          "strip-prefix=TEXT, email, phone, url");
   }
   p.provenance.label = plan.label;
   p.provenance.created_unix = creation_time(plan.created);
