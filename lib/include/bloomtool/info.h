@@ -11,7 +11,8 @@ namespace bloomtool {
 
 // The file formats bloomtool reads. kAuto tells them apart by their first bytes: bloomtool's
 // magic, a DCSO bloom v1 header (plain or gzip), or a Guava writeTo header that matches the
-// file's size.
+// file's size; standard input ("-"), a pipe or a device is read as a bloomtool file (it cannot
+// be read twice), bytes in memory are told apart as a regular file is.
 enum class FilterFormat { kAuto, kBloomtool, kGuava, kDcso };
 
 // The kinds of filter bloomtool builds.

@@ -70,22 +70,22 @@ FilterFormat detect_format(std::span<const uint8_t> head, std::optional<uint64_t
 FilterFormat resolve_format(const std::string& path, FilterFormat format) {
   if (format != FilterFormat::kAuto) return format;
   if (path == "-") return FilterFormat::kBloomtool;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return FilterFormat::kBloomtool;  // the reader reports it in its own words
+  // A pipe or device cannot be read twice: only regular files are told apart (never opened
+  // here otherwise, so that a FIFO is opened once, by its reader).
   struct stat st;
-  std::optional<uint64_t> size;
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) size = static_cast<uint64_t>(st.st_size);
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return FilterFormat::kBloomtool;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return FilterFormat::kBloomtool;  // the reader reports it in its own words
   uint8_t head[kSniffBytes];
   size_t got = 0;
   while (got < sizeof head) {
     const ssize_t r = ::read(fd, head + got, sizeof head - got);
     if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) break;  // the reader that follows reports a read error with its own words
+    if (r <= 0) break;  // the reader that follows reports a read error in its own words
     got += static_cast<size_t>(r);
   }
   ::close(fd);
-  // A pipe or device cannot be read twice: only regular files are told apart.
-  if (!size) return FilterFormat::kBloomtool;
+  const std::optional<uint64_t> size = static_cast<uint64_t>(st.st_size);
   return detect_format(std::span<const uint8_t>(head, got), size);
 }
 

@@ -22,8 +22,8 @@ FilterInfo filter_info_of(const FilterHeader& header, uint64_t file_bytes, Filte
 // them) and its size when known: bloomtool, Guava, DCSO (plain or gzip). Anything else is read
 // as a bloomtool file, so that the error is the one `bloomtool query` gives.
 FilterFormat detect_format(std::span<const uint8_t> head, std::optional<uint64_t> size);
-// The same for the file at `path`: `format` unless it is kAuto; standard input ("-") is a
-// bloomtool file unless `format` says otherwise (it cannot be looked at twice).
+// The same for the file at `path`: `format` unless it is kAuto; standard input ("-"), a pipe or
+// a device is a bloomtool file unless `format` says otherwise (it cannot be read twice).
 FilterFormat resolve_format(const std::string& path, FilterFormat format);
 
 // The creation time of a new file: `created`, else SOURCE_DATE_EPOCH, else now. Throws FieldError
