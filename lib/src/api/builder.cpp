@@ -28,10 +28,9 @@
 
 namespace bloomtool {
 
-namespace {
-
-// A plan as the library's builders take it.
-struct Prepared {
+// A plan as the library's builders take it (outside the anonymous namespace: Builder::Impl
+// holds one).
+struct PreparedPlan {
   bool bloom = true;
   BloomPlan bloom_plan;
   XorBuildOptions xor_options;
@@ -41,8 +40,10 @@ struct Prepared {
   BuildProvenance provenance;
 };
 
-Prepared prepare_plan(const Plan& plan) {
-  Prepared p;
+namespace {
+
+PreparedPlan prepare_plan(const Plan& plan) {
+  PreparedPlan p;
   if (is_bloom(plan.kind)) {
     BloomPlan& b = p.bloom_plan;
     b.variant = plan.kind == Kind::kBloom ? BloomVariant::kStandard : BloomVariant::kBlocked512;
@@ -159,7 +160,7 @@ struct Built {
 };
 
 // Runs the plan's builder over `keys`; the errors that mean "nothing is written" name `out`.
-Built run_plan(const HashedKeys& keys, const Prepared& p, const std::string& out) {
+Built run_plan(const HashedKeys& keys, const PreparedPlan& p, const std::string& out) {
   try {
     if (p.bloom) return Built{build_bloom(keys, p.bloom_plan, p.provenance)};
     return Built{build_xor(keys, p.xor_options, p.provenance)};
@@ -215,7 +216,7 @@ std::vector<uint8_t> encode_built(Built& b, const OutputOptions& output, const S
 template <typename Finish>
 auto build_from_source(const KeySource& source, const Plan& plan, const OutputOptions& output,
                        const std::string& out, Finish&& finish) {
-  const Prepared p = prepare_plan(plan);
+  const PreparedPlan p = prepare_plan(plan);
   const InputOptions in = input_options_of(source, p.normaliser);
   const std::unique_ptr<SigningKey> key = read_output_key(output);  // before any key is read
   KeyStreamOptions so;
@@ -248,7 +249,7 @@ std::vector<uint8_t> build_filter_bytes(const KeySource& keys, const Plan& plan,
 }
 
 struct Builder::Impl {
-  Prepared plan;
+  PreparedPlan plan;
   InputOptions input;          // lines, with the plan's normalisation: what the header records
   std::string arena;           // the normalised keys, back to back
   std::vector<uint64_t> ends;  // where each key ends in the arena
