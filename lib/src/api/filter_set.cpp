@@ -7,8 +7,8 @@
 #include <algorithm>
 
 #include "bloomtool/error.h"
-#include "filters/scheme_bloom.h"
 #include "keys/hash.h"
+#include "filters/scheme_bloom.h"
 
 namespace bloomtool {
 

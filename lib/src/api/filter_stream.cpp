@@ -11,11 +11,11 @@
 #include <utility>
 #include <vector>
 
-#include "api/load_filter.h"
-#include "base/byte_order.h"
 #include "bloomtool/error.h"
 #include "format/filter_file.h"
+#include "api/load_filter.h"
 #include "model/model.h"
+#include "base/byte_order.h"
 
 namespace bloomtool {
 

@@ -11,13 +11,13 @@
 #include <bit>
 #include <vector>
 
-#include "bloomtool/error.h"
 #include "filters/bloom.h"
-#include "filters/scheme_bloom.h"
-#include "filters/xor_filter.h"
+#include "bloomtool/error.h"
 #include "interop/foreign_format.h"
 #include "keys/hash.h"
 #include "model/model.h"
+#include "filters/scheme_bloom.h"
+#include "filters/xor_filter.h"
 
 namespace bloomtool {
 

@@ -16,13 +16,13 @@
 #include <limits>
 #include <optional>
 
-#include "api/load_filter.h"
-#include "bloomtool/error.h"
 #include "filters/bloom.h"
-#include "filters/scheme_bloom.h"
+#include "bloomtool/error.h"
 #include "interop/foreign_format.h"
 #include "keys/hash.h"
+#include "api/load_filter.h"
 #include "model/model.h"
+#include "filters/scheme_bloom.h"
 
 namespace bloomtool {
 

@@ -11,8 +11,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "filters/parallel_insert.h"
 #include "keys/hash_sort.h"
+#include "filters/parallel_insert.h"
 
 namespace bloomtool {
 

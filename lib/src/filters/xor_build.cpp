@@ -38,13 +38,13 @@
 #include <type_traits>
 #include <vector>
 
-#include "base/run_threads.h"
-#include "base/word_buffer.h"
 #include "bloomtool/error.h"
-#include "filters/xor_filter.h"
-#include "filters/xor_mapping.h"
 #include "keys/hash.h"
 #include "keys/hash_sort.h"
+#include "base/word_buffer.h"
+#include "filters/xor_filter.h"
+#include "base/run_threads.h"
+#include "filters/xor_mapping.h"
 
 namespace bloomtool {
 

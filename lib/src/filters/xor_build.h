@@ -5,10 +5,10 @@
 
 #include <string>
 
-#include "filters/hashed_keys.h"
-#include "filters/xor_filter.h"
 #include "format/build_header.h"
 #include "keys/key_stream.h"
+#include "filters/hashed_keys.h"
+#include "filters/xor_filter.h"
 
 namespace bloomtool {
 
