@@ -92,7 +92,7 @@ set(CPACK_DEBIAN_DEV_DESCRIPTION
     "development files of the bloomtool libraries
 The C API of libbloomtool (bloomtool_c.h, libbloomtool.so, pkg-config
 bloomtool-c) and the static C++ library libbloomtool.a with its headers
-(bloomtool/bloomtool.h, bloomtool/reader.h), a CMake package
+(bloomtool/bloomtool.h and the public headers it includes), a CMake package
 (find_package(bloomtool)) and a pkg-config file (bloomtool).")
 
 set(CPACK_DEBIAN_PYTHON_PACKAGE_NAME python3-bloomtool)

@@ -11,20 +11,18 @@ int main(int argc, char** argv) {
   const std::string keys_path = path + ".keys";
   std::ofstream(keys_path) << "apple\nbanana\ncherry\n";
 
-  // The keys are read, hashed and sized for exactly (-p 1% without -n) as `bloomtool build` does.
-  bloomtool::KeyStream keys({keys_path}, bloomtool::InputOptions{});
-  bloomtool::BloomPlan plan;
-  plan.fpr = 0.01;
-  bloomtool::BuildProvenance provenance;
-  provenance.label = "example";
-  bloomtool::BloomBuild built = bloomtool::build_bloom(keys, plan, provenance);
-  built.write(path);  // atomically, with its header and checksums
+  // The keys are read, hashed and sized for exactly (p = 1% without n) as `bloomtool build` does,
+  // and the file is written atomically, with its header and checksums.
+  bloomtool::KeySource keys;
+  keys.paths = {keys_path};
+  bloomtool::Plan plan;
+  plan.p = 0.01;
+  plan.label = "example";
+  bloomtool::build_filter(keys, plan, path);
 
-  const bloomtool::LoadedFilter loaded = bloomtool::load_filter(path);
-  for (const char* key : {"apple", "cherry", "durian"}) {
-    const bool maybe = loaded.filter->contains_hash(bloomtool::hash_key(key, loaded.header.seed));
-    std::printf("%s: %s\n", key, maybe ? "maybe present" : "absent");
-  }
+  const bloomtool::Reader filter = bloomtool::open_filter(path);
+  for (const char* key : {"apple", "cherry", "durian"})
+    std::printf("%s: %s\n", key, filter.contains(key) ? "maybe present" : "absent");
   std::remove(keys_path.c_str());
   return 0;
 }

@@ -1,7 +1,8 @@
-// A C++ service's view: open a filter file once with bloomtool::Reader, then ask about keys as
-// `bloomtool query` would (each key normalised as the file says). Link bloomtool::bloomtool.
+// A C++ service's view: open a filter file once with bloomtool::open_filter (any format bloomtool
+// reads), then ask about keys as `bloomtool query` would (each key normalised as the file says).
+// Link bloomtool::bloomtool.
 //   reader_query FILTER KEY...   prints "KEY: maybe present|absent" per key, then the facts
-#include "api/reader.h"
+#include <bloomtool/filter.h>
 
 #include <array>
 #include <cstdint>
@@ -15,7 +16,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    const bloomtool::Reader filter(argv[1]);  // every check `bloomtool query` makes
+    const bloomtool::Reader filter = bloomtool::open_filter(argv[1]);  // every check query makes
     for (int i = 2; i < argc; ++i)
       std::printf("%s: %s\n", argv[i], filter.contains(argv[i]) ? "maybe present" : "absent");
 
@@ -26,7 +27,7 @@ int main(int argc, char** argv) {
     size_t present = 0;
     for (uint8_t f : flags) present += f;
 
-    const bloomtool::ReaderInfo& info = filter.info();
+    const bloomtool::FilterInfo& info = filter.info();
     std::printf("%zu of %zu maybe present; %s filter, m=%llu, k=%u, n=%llu, model p=%.3g\n",
                 present, keys.size(), info.kind.c_str(), static_cast<unsigned long long>(info.m),
                 info.k, static_cast<unsigned long long>(info.distinct_keys), info.model_fpr);

@@ -58,9 +58,12 @@ expect_contents bloomtool /usr/bin/bloomtool /usr/share/man/man1/bloomtool.1.gz 
 expect_contents libbloomtool0 "/usr/$LIBDIR/libbloomtool.so.0" \
   "/usr/$LIBDIR/libbloomtool.so.0.$(sed -n 's/^project(bloomtool VERSION 0\.\([0-9.]*\).*/\1/p' "$SOURCE_DIR/CMakeLists.txt")"
 expect_contents libbloomtool-dev /usr/include/bloomtool/bloomtool.h /usr/include/bloomtool/version.h \
-  /usr/include/bloomtool/bloomtool_c.h /usr/include/bloomtool/reader.h "/usr/$LIBDIR/libbloomtool.a" \
+  /usr/include/bloomtool/bloomtool_c.h /usr/include/bloomtool/filter.h "/usr/$LIBDIR/libbloomtool.a" \
   "/usr/$LIBDIR/libbloomtool.so" "/usr/$LIBDIR/pkgconfig/bloomtool.pc" \
   "/usr/$LIBDIR/pkgconfig/bloomtool-c.pc" "/usr/$LIBDIR/cmake/bloomtool/bloomtoolConfig.cmake"
+# The -dev package's headers are exactly the public set.
+expect_eq "$(contents_of libbloomtool-dev | sed -n 's|^/usr/include/bloomtool/\(..*\)|\1|p' | sort)" \
+  "$(grep -v '^#' "$SOURCE_DIR/tests/package/public_headers.txt" | sort)" "libbloomtool-dev headers"
 expect_contents python3-bloomtool /usr/lib/python3/dist-packages/bloomtool/__init__.py \
   /usr/lib/python3/dist-packages/bloomtool/_libpath.py /usr/lib/python3/dist-packages/bloomtool/py.typed
 for p in "${!deb[@]}"; do

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The installed libraries, as a user meets them: `cmake --install` into an empty prefix, then
 # examples/ configured against that prefix alone (find_package(bloomtool CONFIG)), built, run,
-# and their output checked (the C++ library, its Reader, and the C API in libbloomtool.so.0);
+# and their output checked (the C++ library's public API, and the C API in libbloomtool.so.0);
 # then the C++ and C programs compiled and linked with nothing but `pkg-config --cflags --libs
 # bloomtool` / `bloomtool-c`; then the installed Python module, found by python3 with only
 # PYTHONPATH set, finding its own libbloomtool.so.0. The public headers must stand without lib/src.
@@ -30,12 +30,25 @@ CHECKS=$((CHECKS + 1))
 [ -z "$bad" ] || fail "installed paths with other modes:
 $bad"
 for f in include/bloomtool/bloomtool.h include/bloomtool/version.h "$LIBDIR/libbloomtool.a" \
-  include/bloomtool/bloomtool_c.h include/bloomtool/reader.h "$LIBDIR/pkgconfig/bloomtool-c.pc" \
+  include/bloomtool/bloomtool_c.h include/bloomtool/filter.h "$LIBDIR/pkgconfig/bloomtool-c.pc" \
   "$LIBDIR/cmake/bloomtool/bloomtoolConfig.cmake" "$LIBDIR/cmake/bloomtool/bloomtoolConfigVersion.cmake" \
   "$LIBDIR/pkgconfig/bloomtool.pc"; do
   CHECKS=$((CHECKS + 1))
   [ -f "$prefix/$f" ] || fail "cmake --install did not install $f"
 done
+# The installed headers are exactly the public set (tests/package/public_headers.txt), and each
+# compiles on its own (bloomtool_c.h as C too).
+public=$(grep -v '^#' "$SOURCE_DIR/tests/package/public_headers.txt")
+expect_eq "$(cd "$prefix/include/bloomtool" && find . -type f -printf '%P\n' | sort)" "$(sort <<<"$public")" \
+  "installed headers"
+for h in $public; do
+  run "${CXX:-c++}" -std=c++20 -Wall -Wextra -Wpedantic -Werror -fsyntax-only -I"$prefix/include" \
+    -x c++ - <<<"#include <bloomtool/$h>"
+  expect_rc 0 "bloomtool/$h compiles on its own: $ERR"
+done
+run "${CC:-cc}" -std=c11 -Wall -Wextra -Wpedantic -Werror -fsyntax-only -I"$prefix/include" -x c - \
+  <<<"#include <bloomtool/bloomtool_c.h>"
+expect_rc 0 "bloomtool/bloomtool_c.h compiles as C: $ERR"
 # The C library: the real file, its SONAME link and the development link.
 so=$(readlink "$prefix/$LIBDIR/libbloomtool.so")
 expect_eq "$so" "libbloomtool.so.0" "libbloomtool.so -> libbloomtool.so.0"
@@ -65,7 +78,7 @@ expect_rc 0 "run the example built with CMake"
 expect_eq "$OUT" "$expected" "output of the example built with CMake"
 run "$BLOOMTOOL" query "$WORK/cmake.bf" --count - <<<$'apple\nbanana\ncherry'
 expect_eq "$OUT" "3" "bloomtool reads the example's filter"
-# The Reader (C++) and the C API answer about the same filter alike; "durian" is not in it.
+# The C++ Reader and the C API answer about the same filter alike; "durian" is not in it.
 reader_expected="apple: maybe present
 durian: absent
 1 of 2 maybe present; bloom filter, m=$("$BLOOMTOOL" stats --json "$WORK/cmake.bf" | grep -o '"m": *[0-9]*' | grep -o '[0-9]*$'), k=7, n=3, model p="

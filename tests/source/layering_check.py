@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The library's layering, checked: lib/src is in folders by concern, each allowed to include
-only folders below it in the order of docs/DESIGN.md; the installed headers (lib/include) include
-only each other and the standard library. Prints every include that runs against the order."""
+only folders below it in the order of docs/DESIGN.md; the installed headers (lib/include) are the
+public set of tests/package/public_headers.txt and include only each other and the standard
+library. Prints every include that runs against the order."""
 import os
 import re
 import sys
@@ -14,6 +15,7 @@ KNOWN = set()
 root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..")
 src = os.path.join(root, "lib", "src")
 include_re = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
+system_re = re.compile(r'^\s*#\s*include\s*<([^>]+)>', re.M)
 bad, seen, layers_found = [], set(), set()
 for layer in sorted(os.listdir(src)):
     path = os.path.join(src, layer)
@@ -42,8 +44,21 @@ for layer in sorted(os.listdir(src)):
 for edge in sorted(KNOWN - seen):
     bad.append(f"{edge}: listed as known but gone; remove it from KNOWN")
 pub = os.path.join(root, "lib", "include", "bloomtool")
+# The public set is listed once, in tests/package/public_headers.txt (the package tests check the
+# installed files against it): lib/include/bloomtool holds exactly it (version.h as version.h.in).
+listed = set()
+with open(os.path.join(root, "tests", "package", "public_headers.txt"), encoding="utf-8") as f:
+    listed = {line.strip() for line in f if line.strip() and not line.startswith("#")}
+present = {n[: -len(".in")] if n.endswith(".h.in") else n for n in os.listdir(pub)}
+for name in sorted(present - listed):
+    bad.append(f"lib/include/bloomtool/{name}: not in tests/package/public_headers.txt")
+for name in sorted(listed - present):
+    bad.append(f"tests/package/public_headers.txt: {name} is not in lib/include/bloomtool")
 for name in sorted(os.listdir(pub)):
     text = open(os.path.join(pub, name), encoding="utf-8").read()
+    for inc in system_re.findall(text):
+        if "/" in inc and not inc.startswith("bloomtool/"):
+            bad.append(f"lib/include/bloomtool/{name}: includes <{inc}>, not the standard library")
     for inc in include_re.findall(text):
         if not inc.startswith("bloomtool/"):
             bad.append(f"lib/include/bloomtool/{name}: includes \"{inc}\", not a public header")

@@ -1,45 +1,20 @@
-// The library's entry header: `#include <bloomtool/bloomtool.h>` declares the whole public API
-// (filters and their models, key reading and hashing, filter files, signatures and keys, merging,
-// statistics, errors, the version, the foreign Guava and DCSO Bloom formats, the embeddable Reader,
-// and the C API of bloomtool_c.h, which the static library implements too). Every header of
-// lib/include/bloomtool is listed here; each also stands alone.
+// The library's entry header: `#include <bloomtool/bloomtool.h>` declares the whole public API.
+//   filter.h   open_filter (path or bytes, any format) -> Reader: contains, contains_many, info
+//   info.h     FilterInfo, read_filter_info: a file's facts without its payload
+//   build.h    Plan, build_filter (keys from files) and Builder (keys in memory)
+//   merge.h    merge_filters, convert_file
+//   sizing.h   model_rate, size_for
+//   error.h    bloomtool::Error and its ErrorCode
+//   version.h  the library's version
+//   bloomtool_c.h  the C API (libbloomtool.so.0), which the static library implements too
+// Each header also stands alone. Everything else is the library's own and not installed.
 #pragma once
 
-#include "format/atomic_file.h"
-#include "keys/batch_pipeline.h"
-#include "filters/bloom.h"
-#include "filters/bloom_build.h"
 #include "bloomtool/bloomtool_c.h"
-#include "format/build_header.h"
-#include "interop/compat_build.h"
-#include "api/convert.h"
-#include "interop/dcso_codec.h"
+#include "bloomtool/build.h"
 #include "bloomtool/error.h"
-#include "filters/filter.h"
-#include "format/filter_file.h"
-#include "api/filter_set.h"
-#include "interop/foreign_format.h"
-#include "interop/guava_codec.h"
-#include "keys/hash.h"
-#include "keys/hash_sort.h"
-#include "model/index_model.h"
-#include "filters/interop_hash.h"
-#include "keys/key_reader.h"
-#include "keys/key_stream.h"
-#include "api/load_filter.h"
-#include "analysis/measure_keys.h"
-#include "api/merge.h"
-#include "model/model.h"
-#include "keys/normalise.h"
-#include "format/output_target.h"
-#include "format/raw_payload.h"
-#include "api/reader.h"
-#include "analysis/region_fill.h"
-#include "format/signature.h"
-#include "filters/key_rule.h"
-#include "model/size_calc.h"
-#include "analysis/stats.h"
+#include "bloomtool/filter.h"
+#include "bloomtool/info.h"
+#include "bloomtool/merge.h"
+#include "bloomtool/sizing.h"
 #include "bloomtool/version.h"
-#include "base/word_buffer.h"
-#include "filters/xor_build.h"
-#include "filters/xor_filter.h"

@@ -1,5 +1,5 @@
-// The C API (bloomtool_c.h) over bloomtool::Reader: every entry point catches everything, turns
-// it into a status and a per-thread message, and lets no exception out.
+// The C API (bloomtool_c.h) over the public C++ API (bloomtool/filter.h): every entry point catches
+// everything, turns it into a status and a per-thread message, and lets no exception out.
 #define BLOOMTOOL_C_BUILDING 1
 #include "bloomtool/bloomtool_c.h"
 
@@ -13,7 +13,7 @@
 #include <string>
 
 #include "bloomtool/error.h"
-#include "api/reader.h"
+#include "bloomtool/filter.h"
 #include "bloomtool/version.h"
 
 // The handle. Every call on it is counted in `state` while it runs (InFlight below);
@@ -22,14 +22,14 @@
 // BLOOMTOOL_ERR_CLOSED, so shutting down while other threads query is safe; the handle itself
 // (a few words and the facts' strings) lives until bloomtool_close, which no call may race.
 struct bloomtool_filter {
-  bloomtool_filter(const std::string& path_, const bloomtool::ReaderOptions& options)
-      : reader(std::make_unique<bloomtool::Reader>(path_, options)),
+  bloomtool_filter(const std::string& path_, const bloomtool::OpenOptions& options)
+      : reader(std::make_unique<bloomtool::Reader>(bloomtool::open_filter(path_, options))),
         info(reader->info()),
         path(path_) {}
   static constexpr uint64_t kShut = uint64_t{1} << 63;
 
   std::unique_ptr<bloomtool::Reader> reader;  // null once shut down
-  const bloomtool::ReaderInfo info;           // a copy: its strings stay valid until close
+  const bloomtool::FilterInfo info;           // a copy: its strings stay valid until close
   const std::string path;
   mutable std::atomic<uint64_t> state{0};  // kShut | number of calls in flight
   mutable std::mutex mutex;                // held by bloomtool_shutdown while it frees the reader
@@ -138,7 +138,8 @@ bloomtool_status open_with(const char* path, const char* trusted_key,
   if (path == nullptr) return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "no path (NULL)");
   if (*path == '\0') return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "no path (the path is empty)");
   return guarded([&] {
-    bloomtool::ReaderOptions options;
+    bloomtool::OpenOptions options;
+    options.format = bloomtool::FilterFormat::kBloomtool;  // the files bloomtool writes
     if (trusted_key != nullptr) options.trusted_key = trusted_key;
     *out = new bloomtool_filter(path, options);
     return BLOOMTOOL_OK;
@@ -219,7 +220,7 @@ bloomtool_status bloomtool_get_info(const bloomtool_filter* filter, bloomtool_in
   if (!call.entered()) return call.closed();
   if (info == nullptr || info->size < sizeof(size_t))
     return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "info: NULL, or its size member is not set");
-  const bloomtool::ReaderInfo& r = filter->info;
+  const bloomtool::FilterInfo& r = filter->info;
   bloomtool_info full;
   full.size = info->size;
   full.kind = r.kind.c_str();

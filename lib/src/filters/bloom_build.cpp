@@ -77,8 +77,13 @@ uint64_t BloomBuild::write(const std::string& path, const WriteOptions& options)
 }
 
 BloomBuild build_bloom(KeyStream& keys, const BloomPlan& plan, const BuildProvenance& provenance) {
+  return build_bloom(hashed_keys(keys), plan, provenance);
+}
+
+BloomBuild build_bloom(const HashedKeys& keys, const BloomPlan& plan,
+                       const BuildProvenance& provenance) {
   BloomBuild r;
-  const unsigned threads = keys.threads();
+  const unsigned threads = keys.threads;
   r.threads = threads;
   const bool streaming = plan.capacity.has_value() || (plan.bits && plan.hashes);
   if (streaming) {
@@ -120,11 +125,11 @@ BloomBuild build_bloom(KeyStream& keys, const BloomPlan& plan, const BuildProven
   BuildFacts facts;
   facts.kind = FilterKind::kBloom;
   facts.variant = static_cast<uint32_t>(plan.variant);
-  facts.seed = keys.seed();
+  facts.seed = keys.seed;
   facts.m = r.filter->bits();
   facts.k = r.filter->k();
   facts.distinct = r.distinct;
-  r.header = make_filter_header(facts, r.input, keys.input_options(), provenance);
+  r.header = make_filter_header(facts, r.input, *keys.input, provenance);
   return r;
 }
 

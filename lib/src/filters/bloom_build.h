@@ -8,6 +8,7 @@
 #include <string>
 
 #include "filters/bloom.h"
+#include "filters/hashed_keys.h"
 #include "format/build_header.h"
 #include "bloomtool/error.h"
 #include "keys/key_stream.h"
@@ -71,5 +72,8 @@ struct BloomBuild {
 // region set by one thread at a time); the result is the same for any thread count. Throws
 // OverfillError, kInvalidArgument on an impossible plan, and the stream's input errors.
 BloomBuild build_bloom(KeyStream& keys, const BloomPlan& plan, const BuildProvenance& provenance);
+// The same over any source of hashed keys.
+BloomBuild build_bloom(const HashedKeys& keys, const BloomPlan& plan,
+                       const BuildProvenance& provenance);
 
 }  // namespace bloomtool

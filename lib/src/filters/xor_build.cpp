@@ -28,8 +28,13 @@ uint64_t XorBuild::write(const std::string& path, const WriteOptions& options) {
 
 XorBuild build_xor(KeyStream& keys, const XorBuildOptions& options,
                    const BuildProvenance& provenance) {
+  return build_xor(hashed_keys(keys), options, provenance);
+}
+
+XorBuild build_xor(const HashedKeys& keys, const XorBuildOptions& options,
+                   const BuildProvenance& provenance) {
   XorBuild r;
-  const unsigned threads = keys.threads();
+  const unsigned threads = keys.threads;
   std::vector<WordBuffer> parts(threads);
   std::vector<size_t> used(threads, 0);
   r.input = keys.for_each([&](const HashedBatch& b) {
@@ -37,18 +42,18 @@ XorBuild build_xor(KeyStream& keys, const XorBuildOptions& options,
   });
   XorBuildOptions o = options;
   o.threads = threads;
-  o.hash_seed = keys.seed();
+  o.hash_seed = keys.seed;
   r.built = build_xor_filter(parts, used, o);
   parts.clear();
   const XorParams& p = r.built.filter->params();
   BuildFacts facts;
   facts.kind = xor_filter_kind(options.layout);
-  facts.seed = keys.seed();
+  facts.seed = keys.seed;
   facts.m = p.slots;
   facts.k = p.fingerprint_bits;
   facts.kind_params = p.kind_params();
   facts.distinct = r.built.distinct;
-  r.header = make_filter_header(facts, r.input, keys.input_options(), provenance);
+  r.header = make_filter_header(facts, r.input, *keys.input, provenance);
   return r;
 }
 

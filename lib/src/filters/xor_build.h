@@ -8,6 +8,7 @@
 #include "filters/xor_construct.h"
 #include "format/build_header.h"
 #include "keys/key_stream.h"
+#include "filters/hashed_keys.h"
 
 namespace bloomtool {
 
@@ -26,6 +27,9 @@ struct XorBuild {
 // (XorConstructionError when no seed works) and the stream's input errors. Deterministic: the same
 // keys give the same filter for any thread count.
 XorBuild build_xor(KeyStream& keys, const XorBuildOptions& options,
+                   const BuildProvenance& provenance);
+// The same over any source of hashed keys.
+XorBuild build_xor(const HashedKeys& keys, const XorBuildOptions& options,
                    const BuildProvenance& provenance);
 
 }  // namespace bloomtool

@@ -1,0 +1,71 @@
+// Opening and querying a filter: one open_filter for every file bloomtool reads (bloomtool files
+// of every kind, codec and hash scheme, Guava writeTo files and DCSO bloom v1 files, plain or
+// gzip), from a path or from bytes in memory. The Reader it returns answers as `bloomtool query`
+// does: each key is normalised as the file says, then tested.
+//
+// Thread safety: every const member of a Reader may be called from any number of threads at once.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "bloomtool/error.h"
+#include "bloomtool/info.h"
+
+namespace bloomtool {
+
+struct OpenOptions {
+  FilterFormat format = FilterFormat::kAuto;
+  // A public key file (NAME.pub of `bloomtool keygen`). When set, the filter opens only if it is
+  // signed by that key and unaltered since (kUntrusted otherwise; a Guava or DCSO file carries no
+  // signature); the signature is verified over the same bytes that are then decoded.
+  std::string trusted_key;
+  // A raw-codec bloomtool file opened from a path is read chunk by chunk as queries need it, each
+  // chunk verified and kept in a cache of at most this many bytes (default: a share of memory).
+  std::optional<uint64_t> raw_cache_bytes;
+};
+
+class Reader {
+ public:
+  Reader(Reader&&) noexcept;
+  Reader& operator=(Reader&&) noexcept;
+  ~Reader();
+
+  // True if `key` (raw bytes, before normalisation) may be in the filter, false if it is
+  // definitely not. A key that normalises to nothing is absent (builds skip such keys).
+  bool contains(std::string_view key) const;
+  // out[i] = contains(keys[i]) as 1 or 0.
+  void contains_many(std::span<const std::string_view> keys, uint8_t* out) const;
+  // The C API's layout: key i is data[offsets[i], offsets[i + 1]); `offsets` holds count + 1
+  // non-decreasing entries, `out` receives count bytes. Throws kInvalidArgument (before writing
+  // anything) when the offsets decrease.
+  void contains_many(const char* data, std::span<const uint64_t> offsets, uint8_t* out) const;
+
+  const FilterInfo& info() const noexcept;
+  // The path the filter was opened from ("<memory>" for bytes).
+  const std::string& path() const noexcept;
+
+  struct Impl;  // the library's
+
+ private:
+  explicit Reader(std::unique_ptr<Impl> impl);
+  friend Reader open_filter(const std::string&, const OpenOptions&);
+  friend Reader open_filter(std::span<const uint8_t>, const OpenOptions&);
+  std::unique_ptr<Impl> impl_;
+};
+
+// Opens, verifies and instantiates the filter at `path` ("-": standard input, read whole) with
+// every check `bloomtool query` makes. A zstd file is read and verified whole; a raw-codec file is
+// opened and read chunk by chunk (see raw_cache_bytes). Throws bloomtool::Error with the CLI's
+// message ("x.bf: corrupt: payload checksum mismatch"): kIOError for a missing file, kCorrupt,
+// kUnsupported, kLimitExceeded, kUntrusted.
+Reader open_filter(const std::string& path, const OpenOptions& options = {});
+// The same for a file image in memory (copied: `bytes` need not outlive the Reader), named
+// "<memory>" in messages.
+Reader open_filter(std::span<const uint8_t> bytes, const OpenOptions& options = {});
+
+}  // namespace bloomtool
