@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "analysis/stats.h"
+#include "api/load_filter.h"
 #include "base/word_buffer.h"
 #include "bloomtool/error.h"
 #include "filters/bloom.h"

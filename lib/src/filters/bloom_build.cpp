@@ -88,7 +88,7 @@ BloomBuild build_bloom(const HashedKeys& keys, const BloomPlan& plan,
   const bool streaming = plan.capacity.has_value() || (plan.bits && plan.hashes);
   if (streaming) {
     const model::BloomSize s = bloom_size_for(plan, plan.capacity.value_or(1));
-    r.filter = new_filter(s, plan.variant, keys.seed());
+    r.filter = new_filter(s, plan.variant, keys.seed);
     ParallelInserter inserter(*r.filter, threads, kMaxPrivateCopyBytes);
     r.input = keys.for_each([&](const HashedBatch& b) { inserter.add(b.hashes, b.thread); });
     const double x = static_cast<double>(inserter.finish());
@@ -115,7 +115,7 @@ BloomBuild build_bloom(const HashedKeys& keys, const BloomPlan& plan,
     r.distinct = hashes.size();
     r.distinct_exact = true;
     const model::BloomSize s = bloom_size_for(plan, r.distinct);
-    r.filter = new_filter(s, plan.variant, keys.seed());
+    r.filter = new_filter(s, plan.variant, keys.seed);
     r.filter->add_batch(hashes);
   }
   if (plan.capacity && !plan.allow_overfill &&
