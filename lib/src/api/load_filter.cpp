@@ -201,4 +201,10 @@ LoadedFilter load_filter(const std::string& path) {
   return make_filter(read_filter_file(path), path);
 }
 
+// A filter that arrives through a pipe (`build -o - | bloomtool stats -`): read whole and checked
+// by the stream reader, then instantiated.
+LoadedFilter load_filter_from_fd(int fd, const std::string& name) {
+  return make_filter(read_filter_stream(fd, name), name);
+}
+
 }  // namespace bloomtool
