@@ -1,0 +1,143 @@
+// Static Ribbon filters (Dillinger & Walzer, "Ribbon filter: practically smaller than Bloom and
+// Xor", 2021), homogeneous variant (Dillinger, Hübschle-Schneider, Sanders & Walzer, "Fast
+// succinct retrieval and approximate membership using Ribbon", 2022), over the 64-bit key hash
+// of hash.h. Built once from the whole key set, like xor and binary fuse filters, at any rate
+// from 1/2 down to 2^-30 without rounding the file up to whole bits per key.
+//
+// Each key hash gives a start s and a 128-bit coefficient row c whose first bit is set. The
+// filter stores a solution Z: m rows of up to 31 bits. A key may be present iff the xor of the
+// rows s + i of Z with bit i of c set is zero in every column the key is asked about.
+// Construction finds a Z that makes this true for every key (ribbon_build.cpp).
+//
+// Fractional bits per key: rows are grouped in blocks of 64; the first `upper_blocks` blocks hold
+// r + 1 columns and the others r, and a key is asked about as many columns as its start's block
+// holds. A key starting in an upper block is a false positive with probability 2^-(r+1), else
+// 2^-r, so the share of upper blocks sets any rate between the two in proportion to the bits spent
+// on it. This follows the column mixing of RocksDB's interleaved solution storage
+// (util/ribbon_impl.h, "upper" and "lower" column counts), in blocks of 64 rows.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "base/word_buffer.h"
+#include "bloomtool/error.h"
+#include "filters/filter.h"
+
+namespace bloomtool {
+
+inline constexpr uint32_t kRibbonBlockRows = 64;   // rows per solution block (one word a column)
+inline constexpr uint32_t kRibbonWidth = 128;      // coefficient bits of a key
+inline constexpr uint32_t kRibbonMaxColumns = 31;  // r + 1 at p = 2^-30
+inline constexpr double kRibbonMinRate = 0x1p-30;  // the rates a Ribbon filter is built for
+inline constexpr double kRibbonMaxRate = 0.5;
+
+// Everything a query needs besides the solution.
+struct RibbonParams {
+  uint64_t slots = 0;         // m: solution rows, a multiple of 64; 0 for the empty set
+  uint32_t columns = 1;       // r: columns of a lower block, 1 to 30
+  uint64_t upper_blocks = 0;  // blocks [0, upper_blocks) hold r + 1 columns
+  uint64_t seed = 0;          // hashing seed settled on by construction
+
+  uint64_t blocks() const noexcept { return slots / kRibbonBlockRows; }
+  // Starts a key may have: [0, slots - 127] (none for the empty set).
+  uint64_t starts() const noexcept { return slots == 0 ? 0 : slots - kRibbonWidth + 1; }
+  // Solution bits (the payload without padding): 64 * (r * blocks + upper_blocks).
+  uint64_t solution_bits() const noexcept;
+  // The file header's kind_params (docs/FORMAT.md).
+  std::vector<uint64_t> kind_params() const;
+};
+
+// The columns, upper blocks and rows for n distinct keys at rate p (seed 0): the smallest
+// solution whose modelled rate (ribbon_model_rate) is at most p. Throws kInvalidArgument when p is
+// outside [2^-30, 1/2] or the solution would exceed 2^40 bits.
+RibbonParams ribbon_params_for(uint64_t n, double p);
+
+// The false-positive rate the column counts give a key that is not in the set: the mean over the
+// starts of 2^-(columns of the start's block). A key whose coefficient row happens to be a sum of
+// the set's rows is a false positive in any case; with the rows ribbon_params_for allows, that
+// adds well under 1% of the rate (docs/FORMAT.md, "Ribbon").
+double ribbon_model_rate(const RibbonParams& p) noexcept;
+
+// Reads parameters back from a header's fields; returns an empty string when they are consistent,
+// else the reason they are not (for a "corrupt" message).
+std::string ribbon_params_from_file(uint64_t m, const std::vector<uint64_t>& kind_params,
+                                    RibbonParams& out);
+
+// 64-bit payload words that hold the solution: r * blocks + upper_blocks.
+uint64_t ribbon_payload_words(const RibbonParams& p) noexcept;
+
+class RibbonFilter final : public Filter {
+ public:
+  // Adopts a solution laid out as in the file payload (words in host order, as filter_file.h
+  // returns them). Throws kCorrupt when the parameters are inconsistent or words has the wrong
+  // size.
+  RibbonFilter(const RibbonParams& params, WordBuffer words);
+
+  bool contains_hash(uint64_t h) const noexcept override;
+  void contains_batch(std::span<const uint64_t> hashes, uint8_t* out) const noexcept override;
+
+  const RibbonParams& params() const noexcept { return params_; }
+  std::span<const uint64_t> words() const noexcept override { return words_.span(); }
+  void visit_probed_words(std::span<const uint64_t> hashes, WordVisitor visit,
+                          void* ctx) const noexcept override;
+
+ private:
+  RibbonParams params_;
+  WordBuffer words_;
+};
+
+inline constexpr uint32_t kRibbonDefaultMaxAttempts = 100;
+
+struct RibbonBuildOptions {
+  double rate = 0.01;                                 // target false-positive rate, in [2^-30, 1/2]
+  uint32_t max_attempts = kRibbonDefaultMaxAttempts;  // seeds tried before giving up, at least 1
+  // Threads for grouping and de-duplication (banding and back-substitution are sequential);
+  // 0 or 1: the calling thread alone. The filter is the same for any count.
+  unsigned threads = 1;
+  // The caller guarantees that the hashes are distinct: they are grouped but not de-duplicated.
+  bool assume_distinct = false;
+};
+
+struct RibbonBuildResult {
+  std::unique_ptr<RibbonFilter> filter;
+  uint64_t distinct = 0;     // distinct hashes the filter holds
+  uint64_t duplicates = 0;   // hashes removed as repeats
+  uint32_t attempts = 0;     // seeds tried, the last one kept
+  uint64_t redundant = 0;    // keys whose row was a sum of rows banded before it (the last attempt)
+  double band_seconds = 0;   // wall-clock time of banding (all attempts)
+  double solve_seconds = 0;  // wall-clock time of back-substitution
+};
+
+// Thrown (code kLimitExceeded) when no seed gives a usable solution within the allowed attempts.
+class RibbonConstructionError : public Error {
+ public:
+  explicit RibbonConstructionError(const std::string& message)
+      : Error(ErrorCode::kLimitExceeded, message) {}
+};
+
+// Removes repeats from `hashes` in place (the distinct hashes end up, grouped by their top bits,
+// in the first result.distinct entries; the rest is left undefined), then builds the filter.
+// Banding never fails for a homogeneous Ribbon, but a seed under which unusually many keys'
+// rows are sums of others (which raises the rate of non-members) is replaced by the next; after
+// max_attempts such seeds RibbonConstructionError is thrown. kInvalidArgument on bad options.
+// Deterministic: the same set of hashes, in any order and with any repeats, always gives the same
+// filter, for any thread count.
+RibbonBuildResult build_ribbon_filter(std::span<uint64_t> hashes,
+                                      const RibbonBuildOptions& options);
+
+// The same for a vector, which is then resized to the distinct hashes.
+RibbonBuildResult build_ribbon_filter(std::vector<uint64_t>& hashes,
+                                      const RibbonBuildOptions& options);
+
+// The same for hashes held in several buffers, parts[i] holding counts[i] of them (a key
+// stream's threads each fill one). The first buffer grows to hold them all; the others are freed
+// once grouping has read them.
+RibbonBuildResult build_ribbon_filter(std::vector<WordBuffer>& parts,
+                                      std::span<const size_t> counts,
+                                      const RibbonBuildOptions& options);
+
+}  // namespace bloomtool

@@ -1,0 +1,253 @@
+// Construction of homogeneous Ribbon filters: banding by on-the-fly Gaussian elimination, then
+// back-substitution (Dillinger & Walzer 2021, sections 2-3; the homogeneous variant of Dillinger,
+// Hübschle-Schneider, Sanders & Walzer 2022, section 5).
+//
+// Why homogeneous: every key's equation asks for zero, so the system is solvable for every key
+// set and every seed; a key whose row is a sum of rows banded before it is simply implied by them.
+// Standard Ribbon asks for a fingerprint instead, so such a key makes the system unsolvable, and
+// it needs about 4.5% more rows than keys at 10M keys (w = 128) to fail for only half of the seeds
+// (RocksDB's ribbon_config.cc data): with the columns mixed for a fractional rate, more than the
+// 3% over the lower bound this filter is for. The homogeneous filter instead pays in rate: a
+// non-member whose row is a sum of key rows is always a false positive. With 128-bit rows, 2%
+// more rows than keys keeps that well under 1% of the rate (docs/FORMAT.md, "Ribbon").
+//
+// Banding: each key's row (start s, 128 coefficient bits from s on, the first one set) goes to
+// the first free pivot row at or after s: if row s already holds a pivot, the key's row is xored
+// with it (clearing its first bit) and shifted to its next set bit; it ends up stored as a pivot
+// or reduced to zero (redundant). Rows never move left, and a pivot at s never reaches past
+// s + 127, so the band stays inside the solution. Keys arrive grouped by their top bits, so the
+// starts are visited nearly in order and the pivot array is walked front to back.
+//
+// Back-substitution runs from the last row to the first, for all columns at once, each column
+// keeping the 128 solution bits below the current row in two words. A pivot row's bit is the
+// parity of its coefficients with those bits (the key's equation asks for zero); a row without a
+// pivot takes a pseudo-random bit from the seed and its index, so that the solution is a random
+// one among those satisfying every key. Column r of the upper blocks is solved with its rows past
+// the upper blocks held at zero (queries read them as zero).
+//
+// Determinism: grouping gives the same order for any thread count, banding and back-substitution
+// are sequential, the random bits come from the seed: the same keys give the same file.
+#include <fmt/format.h>
+#include <time.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <functional>
+#include <span>
+#include <vector>
+
+#include "base/run_threads.h"
+#include "base/word_buffer.h"
+#include "bloomtool/error.h"
+#include "filters/ribbon.h"
+#include "filters/ribbon_mapping.h"
+#include "keys/hash.h"
+#include "keys/hash_sort.h"
+
+namespace bloomtool {
+
+namespace {
+
+using detail::RibbonRow;
+
+// The seeds tried, in order; not part of the format (the file records the one that worked).
+uint64_t attempt_seed(uint32_t attempt) {
+  return mix64(0xA0761D6478BD642Full * (uint64_t{attempt} + 1));
+}
+
+double wall_now() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+// Bands every key (its seeded hash) into `pivots` (two words a row: coefficient bits 0-63, 64-127;
+// an empty row has a zero first word, a pivot never has) and `results` (the fingerprint bits the
+// row's equation asks for). Returns false as soon as a key's row reduces to zero with a non-zero
+// result: no solution satisfies every key under this seed. `redundant` counts the keys whose row
+// and result both reduced to zero (implied by the keys before them).
+bool band(std::span<const uint64_t> keys, const RibbonParams& p, uint64_t* pivots,
+          uint32_t* results, uint64_t& redundant) {
+  constexpr size_t kAhead = 8;
+  const uint64_t starts = p.starts();
+  const size_t n = keys.size();
+  const uint32_t fp_mask = p.columns >= 31 ? ~0u : (2u << p.columns) - 1;  // r + 1 columns
+  redundant = 0;
+  RibbonRow ring[kAhead];
+  for (size_t i = 0; i < std::min(n, kAhead); ++i)
+    ring[i] = detail::ribbon_row_seeded(keys[i], starts);
+  for (size_t i = 0; i < n; ++i) {
+    const RibbonRow r = ring[i % kAhead];
+    if (i + kAhead < n) {
+      const RibbonRow& next = ring[i % kAhead] =
+          detail::ribbon_row_seeded(keys[i + kAhead], starts);
+      __builtin_prefetch(pivots + 2 * next.start, 1, 3);
+      __builtin_prefetch(results + next.start, 1, 3);
+    }
+    uint64_t s = r.start, lo = r.lo, hi = r.hi;
+    uint32_t fp = r.fp & fp_mask;
+    for (;;) {
+      uint64_t* row = pivots + 2 * s;
+      if (row[0] == 0) {
+        row[0] = lo;
+        row[1] = hi;
+        results[s] = fp;
+        break;
+      }
+      lo ^= row[0];
+      hi ^= row[1];
+      fp ^= results[s];
+      if (lo != 0) {
+        // Bit 0 was set in both: the shift is 1 to 63.
+        const int t = std::countr_zero(lo);
+        s += static_cast<uint64_t>(t);
+        lo = (lo >> t) | (hi << (64 - t));
+        hi >>= t;
+      } else if (hi != 0) {
+        const int t = std::countr_zero(hi);
+        s += 64 + static_cast<uint64_t>(t);
+        lo = hi >> t;
+        hi = 0;
+      } else if (fp == 0) {
+        ++redundant;
+        break;
+      } else {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+// Back-substitution into `words` (the payload layout of ribbon_mapping.h). Every row gets r + 1
+// columns (r without upper blocks); a block stores those ribbon_stored_columns gives it.
+void solve(const RibbonParams& p, const uint64_t* pivots, const uint32_t* results,
+           uint64_t* words) {
+  const uint32_t cols = p.columns + (p.upper_blocks > 0 ? 1 : 0);
+  uint64_t lo[kRibbonMaxColumns] = {}, hi[kRibbonMaxColumns] = {};
+  for (uint64_t i = p.slots; i-- > 0;) {
+    const uint64_t c_lo = pivots[2 * i], c_hi = pivots[2 * i + 1];
+    const uint32_t fp = results[i];
+    // A row without a pivot is free: it keeps 0, as any value satisfies the keys.
+    for (uint32_t j = 0; j < cols; ++j) {
+      hi[j] = (hi[j] << 1) | (lo[j] >> 63);
+      lo[j] <<= 1;
+      // Bit 0 of lo[j] is still clear: the pivot's own coefficient reads nothing.
+      lo[j] |=
+          static_cast<uint64_t>((std::popcount((lo[j] & c_lo) ^ (hi[j] & c_hi)) ^ (fp >> j)) & 1);
+    }
+    if (i % kRibbonBlockRows == 0) {
+      const uint64_t b = i / kRibbonBlockRows;
+      uint64_t* w = words + detail::ribbon_block_offset(p, b);
+      const uint32_t bc = detail::ribbon_stored_columns(p, b);
+      for (uint32_t j = 0; j < bc; ++j) w[j] = lo[j];
+    }
+  }
+}
+
+// Replaces every hash of `keys` by f(hash), on `threads` threads.
+template <typename F>
+void map_in_place(std::span<uint64_t> keys, unsigned threads, F f) {
+  if (keys.size() < (size_t{1} << 16)) threads = 1;
+  detail::run_threads(threads, [&](unsigned t) {
+    const size_t lo = keys.size() * t / threads, hi = keys.size() * (t + 1) / threads;
+    for (size_t i = lo; i < hi; ++i) keys[i] = f(keys[i]);
+  });
+}
+
+// Builds the filter of the hashes in `parts`, grouped (and de-duplicated) into out[0, input);
+// `grouped` runs once the parts have been read for the last time. The hashes are replaced by
+// their seeded hashes first (a bijection, so de-duplicating those de-duplicates the hashes), and
+// grouped again by the new seed's hashes on every further attempt; with `restore` the distinct
+// hashes are given back in out[0, distinct) at the end.
+RibbonBuildResult build_from_parts(std::span<const std::span<uint64_t>> parts, uint64_t* out,
+                                   uint64_t input, const RibbonBuildOptions& options, bool restore,
+                                   const std::function<void()>& grouped) {
+  if (options.max_attempts == 0)
+    throw Error(ErrorCode::kInvalidArgument, "construction needs at least one attempt");
+  RibbonParams p = ribbon_params_for(input, options.rate);  // checks the rate before any work
+  RibbonBuildResult r;
+  const unsigned threads = std::max(options.threads, 1u);
+  // One arena serves grouping (input words of scratch) and then the pivots (2 words a row) and
+  // their results (half a word a row).
+  WordBuffer arena(std::max<uint64_t>(input, 2 * p.slots + (p.slots + 1) / 2));
+  uint64_t seed = attempt_seed(0);
+  for (const std::span<uint64_t> part : parts)
+    map_in_place(part, threads, [seed](uint64_t h) { return detail::ribbon_seeded(h, seed); });
+  std::vector<std::span<const uint64_t>> readonly(parts.begin(), parts.end());
+  if (options.assume_distinct) group_by_top_bits(readonly, out, arena.data(), threads);
+  const uint64_t distinct =
+      options.assume_distinct ? input : group_unique(readonly, out, arena.data(), threads);
+  grouped();
+  const std::span<uint64_t> keys(out, distinct);
+  r.duplicates = input - distinct;
+  r.distinct = distinct;
+  p = ribbon_params_for(r.distinct, options.rate);
+  WordBuffer words(ribbon_payload_words(p));
+  uint64_t* pivots = arena.data();
+  auto* results = reinterpret_cast<uint32_t*>(pivots + 2 * p.slots);
+  bool ok = p.slots == 0;
+  for (uint32_t a = 0; !ok && a < options.max_attempts; ++a) {
+    const double t0 = wall_now();
+    if (a > 0) {
+      const uint64_t next = attempt_seed(a);
+      map_in_place(keys, threads, [seed, next](uint64_t k) {
+        return detail::ribbon_seeded(detail::ribbon_unseeded(k, seed), next);
+      });
+      seed = next;
+      group_by_top_bits(keys.data(), keys.size(), arena.data(), threads);
+    }
+    p.seed = seed;
+    r.attempts = a + 1;
+    std::memset(pivots, 0, 2 * p.slots * sizeof(uint64_t));
+    ok = band(keys, p, pivots, results, r.redundant);
+    r.band_seconds += wall_now() - t0;
+  }
+  if (restore)
+    map_in_place(keys, threads, [seed](uint64_t k) { return detail::ribbon_unseeded(k, seed); });
+  if (!ok) {
+    throw RibbonConstructionError(
+        fmt::format("Ribbon filter construction failed after {} attempt{} ({} distinct keys)",
+                    r.attempts, r.attempts == 1 ? "" : "s", r.distinct));
+  }
+  if (p.slots == 0) {
+    r.attempts = 1;
+    p.seed = seed;
+  }
+  const double t0 = wall_now();
+  if (p.slots != 0) solve(p, pivots, results, words.data());
+  r.solve_seconds = wall_now() - t0;
+  r.filter = std::make_unique<RibbonFilter>(p, std::move(words));
+  return r;
+}
+
+}  // namespace
+
+RibbonBuildResult build_ribbon_filter(std::span<uint64_t> all, const RibbonBuildOptions& options) {
+  return build_from_parts(std::span(&all, 1), all.data(), all.size(), options, true, [] {});
+}
+
+RibbonBuildResult build_ribbon_filter(std::vector<WordBuffer>& parts,
+                                      std::span<const size_t> counts,
+                                      const RibbonBuildOptions& options) {
+  if (parts.empty() || counts.size() != parts.size())
+    throw Error(ErrorCode::kInvalidArgument, "build_ribbon_filter: one count per buffer");
+  uint64_t input = 0;
+  for (const size_t c : counts) input += c;
+  if (parts[0].size() < input) parts[0].resize(input);
+  std::vector<std::span<uint64_t>> spans;
+  for (size_t i = 0; i < parts.size(); ++i) spans.emplace_back(parts[i].data(), counts[i]);
+  return build_from_parts(spans, parts[0].data(), input, options, false, [&] {
+    for (size_t i = 1; i < parts.size(); ++i) parts[i] = WordBuffer();
+  });
+}
+
+RibbonBuildResult build_ribbon_filter(std::vector<uint64_t>& hashes,
+                                      const RibbonBuildOptions& options) {
+  RibbonBuildResult r = build_ribbon_filter(std::span<uint64_t>(hashes), options);
+  hashes.resize(r.distinct);
+  return r;
+}
+
+}  // namespace bloomtool
