@@ -1,20 +1,22 @@
 // Static Ribbon filters (Dillinger & Walzer, "Ribbon filter: practically smaller than Bloom and
-// Xor", 2021), homogeneous variant (Dillinger, Hübschle-Schneider, Sanders & Walzer, "Fast
-// succinct retrieval and approximate membership using Ribbon", 2022), over the 64-bit key hash
-// of hash.h. Built once from the whole key set, like xor and binary fuse filters, at any rate
-// from 1/2 down to 2^-30 without rounding the file up to whole bits per key.
+// Xor", 2021), standard Ribbon with 128-bit coefficient rows, over the 64-bit key hash of hash.h.
+// Built once from the whole key set, like xor and binary fuse filters, at any rate from 1/2 down
+// to 2^-30 without rounding the file up to whole bits per key.
 //
-// Each key hash gives a start s and a 128-bit coefficient row c whose first bit is set. The
-// filter stores a solution Z: m rows of up to 31 bits. A key may be present iff the xor of the
-// rows s + i of Z with bit i of c set is zero in every column the key is asked about.
-// Construction finds a Z that makes this true for every key (ribbon_build.cpp).
+// Each key hash gives (through the seed) a start s, a 128-bit coefficient row c whose first bit
+// is set, and a fingerprint. The filter stores a solution Z: m rows of up to 31 bits. A key may
+// be present iff, in every column the key is checked against, the xor of the rows s + i of Z with
+// bit i of c set equals the fingerprint's bit. Construction finds a Z that makes this true for
+// every key (ribbon_build.cpp); any other key matches a column with probability 1/2, whether or
+// not its row is a sum of key rows, since its fingerprint is independent of Z.
 //
-// Fractional bits per key: rows are grouped in blocks of 64; the first `upper_blocks` blocks hold
-// r + 1 columns and the others r, and a key is asked about as many columns as its start's block
-// holds. A key starting in an upper block is a false positive with probability 2^-(r+1), else
-// 2^-r, so the share of upper blocks sets any rate between the two in proportion to the bits spent
-// on it. This follows the column mixing of RocksDB's interleaved solution storage
-// (util/ribbon_impl.h, "upper" and "lower" column counts), in blocks of 64 rows.
+// Fractional bits per key: rows are grouped in blocks of 64; the first `upper_blocks` blocks are
+// checked in r + 1 columns and the others in r, by the block of the key's start. A key starting
+// in an upper block is a false positive with probability 2^-(r+1), else 2^-r, so the share of
+// upper blocks sets any rate between the two in proportion to the bits spent on it. This follows
+// the column mixing of RocksDB's interleaved solution storage (util/ribbon_impl.h, "upper" and
+// "lower" column counts), in blocks of 64 rows; column r is also stored in the two blocks after
+// the upper ones, which the rows of keys starting in the last upper blocks reach into.
 #pragma once
 
 #include <cstdint>
@@ -45,7 +47,7 @@ struct RibbonParams {
   uint64_t blocks() const noexcept { return slots / kRibbonBlockRows; }
   // Starts a key may have: [0, slots - 127] (none for the empty set).
   uint64_t starts() const noexcept { return slots == 0 ? 0 : slots - kRibbonWidth + 1; }
-  // Solution bits (the payload without padding): 64 * (r * blocks + upper_blocks).
+  // Solution bits: 64 * ribbon_payload_words.
   uint64_t solution_bits() const noexcept;
   // The file header's kind_params (docs/FORMAT.md).
   std::vector<uint64_t> kind_params() const;
@@ -56,10 +58,8 @@ struct RibbonParams {
 // outside [2^-30, 1/2] or the solution would exceed 2^40 bits.
 RibbonParams ribbon_params_for(uint64_t n, double p);
 
-// The false-positive rate the column counts give a key that is not in the set: the mean over the
-// starts of 2^-(columns of the start's block). A key whose coefficient row happens to be a sum of
-// the set's rows is a false positive in any case; with the rows ribbon_params_for allows, that
-// adds well under 1% of the rate (docs/FORMAT.md, "Ribbon").
+// The false-positive rate of a key that is not in the set: the mean over the starts of
+// 2^-(columns the start's block is checked in).
 double ribbon_model_rate(const RibbonParams& p) noexcept;
 
 // Reads parameters back from a header's fields; returns an empty string when they are consistent,
@@ -67,7 +67,8 @@ double ribbon_model_rate(const RibbonParams& p) noexcept;
 std::string ribbon_params_from_file(uint64_t m, const std::vector<uint64_t>& kind_params,
                                     RibbonParams& out);
 
-// 64-bit payload words that hold the solution: r * blocks + upper_blocks.
+// 64-bit payload words that hold the solution: r a block, one more in each block that stores
+// column r (the upper blocks and the two after them).
 uint64_t ribbon_payload_words(const RibbonParams& p) noexcept;
 
 class RibbonFilter final : public Filter {
@@ -119,11 +120,11 @@ class RibbonConstructionError : public Error {
       : Error(ErrorCode::kLimitExceeded, message) {}
 };
 
-// Removes repeats from `hashes` in place (the distinct hashes end up, grouped by their top bits,
-// in the first result.distinct entries; the rest is left undefined), then builds the filter.
-// Banding never fails for a homogeneous Ribbon, but a seed under which unusually many keys'
-// rows are sums of others (which raises the rate of non-members) is replaced by the next; after
-// max_attempts such seeds RibbonConstructionError is thrown. kInvalidArgument on bad options.
+// Removes repeats from `hashes` in place (the distinct hashes end up, in no particular order, in
+// the first result.distinct entries; the rest is left undefined), then builds the filter, trying
+// a new seed whenever the keys' equations have no common solution. Throws
+// RibbonConstructionError ("construction failed after N attempts") when no seed works within
+// options.max_attempts, kInvalidArgument on bad options.
 // Deterministic: the same set of hashes, in any order and with any repeats, always gives the same
 // filter, for any thread count.
 RibbonBuildResult build_ribbon_filter(std::span<uint64_t> hashes,
@@ -134,8 +135,8 @@ RibbonBuildResult build_ribbon_filter(std::vector<uint64_t>& hashes,
                                       const RibbonBuildOptions& options);
 
 // The same for hashes held in several buffers, parts[i] holding counts[i] of them (a key
-// stream's threads each fill one). The first buffer grows to hold them all; the others are freed
-// once grouping has read them.
+// stream's threads each fill one); the buffers are overwritten. The first buffer grows to hold
+// them all; the others are freed once grouping has read them.
 RibbonBuildResult build_ribbon_filter(std::vector<WordBuffer>& parts,
                                       std::span<const size_t> counts,
                                       const RibbonBuildOptions& options);

@@ -1,32 +1,32 @@
-// Construction of homogeneous Ribbon filters: banding by on-the-fly Gaussian elimination, then
-// back-substitution (Dillinger & Walzer 2021, sections 2-3; the homogeneous variant of Dillinger,
-// Hübschle-Schneider, Sanders & Walzer 2022, section 5).
+// Construction of standard Ribbon filters: banding by on-the-fly Gaussian elimination, then
+// back-substitution (Dillinger & Walzer 2021, sections 2-4).
 //
-// Why homogeneous: every key's equation asks for zero, so the system is solvable for every key
-// set and every seed; a key whose row is a sum of rows banded before it is simply implied by them.
-// Standard Ribbon asks for a fingerprint instead, so such a key makes the system unsolvable, and
-// it needs about 4.5% more rows than keys at 10M keys (w = 128) to fail for only half of the seeds
-// (RocksDB's ribbon_config.cc data): with the columns mixed for a fractional rate, more than the
-// 3% over the lower bound this filter is for. The homogeneous filter instead pays in rate: a
-// non-member whose row is a sum of key rows is always a false positive. With 128-bit rows, 2%
-// more rows than keys keeps that well under 1% of the rate (docs/FORMAT.md, "Ribbon").
+// Why standard and not homogeneous banding: a homogeneous Ribbon asks every key's equation for
+// zero, so banding never fails, but a non-member whose row is a sum of key rows is then always a
+// false positive. Measured with bench/ribbon_bench at 10^6 keys and p = 2^-7: with 3% more rows
+// than keys no key was redundant, yet the rate was 1.5 times the model, from a few crowded
+// stretches of starts where whole runs of rows hold pivots; it took 4% (4.5% at 10^7 keys) to
+// bring the rate back, as many rows as standard banding needs to succeed, and the excess weighs
+// more the smaller the rate. Standard banding asks for a fingerprint instead: its rate is exactly
+// the model's for any key set, and a crowded stretch makes the attempt fail, so the next seed,
+// which places every start afresh, is tried.
 //
-// Banding: each key's row (start s, 128 coefficient bits from s on, the first one set) goes to
-// the first free pivot row at or after s: if row s already holds a pivot, the key's row is xored
-// with it (clearing its first bit) and shifted to its next set bit; it ends up stored as a pivot
-// or reduced to zero (redundant). Rows never move left, and a pivot at s never reaches past
-// s + 127, so the band stays inside the solution. Keys arrive grouped by their top bits, so the
-// starts are visited nearly in order and the pivot array is walked front to back.
+// Banding: each key's row (start s, 128 coefficient bits from s on, the first one set, and its
+// fingerprint) goes to the first free pivot row at or after s: if row s already holds a pivot,
+// the key's row and fingerprint are xored with it (clearing the first bit) and shifted to the next
+// set bit; it ends up stored as a pivot, or reduced to zero, which is fine if its fingerprint
+// also reduced to zero and fails the attempt otherwise. Rows never move left, and a row at s
+// never reaches past s + 127, so the band stays inside the solution. Keys are grouped by the top
+// bits of their seeded hash, which the starts follow, so the pivot array is walked front to back.
 //
 // Back-substitution runs from the last row to the first, for all columns at once, each column
-// keeping the 128 solution bits below the current row in two words. A pivot row's bit is the
-// parity of its coefficients with those bits (the key's equation asks for zero); a row without a
-// pivot takes a pseudo-random bit from the seed and its index, so that the solution is a random
-// one among those satisfying every key. Column r of the upper blocks is solved with its rows past
-// the upper blocks held at zero (queries read them as zero).
+// keeping the 128 solution bits below the current row in two words: a pivot row's bit is the
+// parity of its coefficients with those bits xor its fingerprint bit; a row without a pivot
+// keeps 0. The solution is then the one with zeros in all free rows, which depends only on the
+// key set, not on the order keys were banded in.
 //
-// Determinism: grouping gives the same order for any thread count, banding and back-substitution
-// are sequential, the random bits come from the seed: the same keys give the same file.
+// Determinism: the seeds are fixed, and the filter depends only on the set of distinct hashes and
+// the first seed that works, so it is the same for any thread count.
 #include <fmt/format.h>
 #include <time.h>
 
