@@ -35,6 +35,7 @@
 #include <cstring>
 #include <functional>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "base/run_threads.h"
@@ -122,20 +123,21 @@ bool band(std::span<const uint64_t> keys, const RibbonParams& p, uint64_t* pivot
 
 // Back-substitution into `words` (the payload layout of ribbon_mapping.h). Every row gets r + 1
 // columns (r without upper blocks); a block stores those ribbon_stored_columns gives it.
-void solve(const RibbonParams& p, const uint64_t* pivots, const uint32_t* results,
-           uint64_t* words) {
-  const uint32_t cols = p.columns + (p.upper_blocks > 0 ? 1 : 0);
-  uint64_t lo[kRibbonMaxColumns] = {}, hi[kRibbonMaxColumns] = {};
+template <uint32_t kCols>
+void solve_columns(const RibbonParams& p, const uint64_t* pivots, const uint32_t* results,
+                   uint64_t* words) {
+  // kCols known at compile time: the loops unroll and the column states stay in registers.
+  uint64_t lo[kCols] = {}, hi[kCols] = {};
   for (uint64_t i = p.slots; i-- > 0;) {
     const uint64_t c_lo = pivots[2 * i], c_hi = pivots[2 * i + 1];
     const uint32_t fp = results[i];
     // A row without a pivot is free: it keeps 0, as any value satisfies the keys.
-    for (uint32_t j = 0; j < cols; ++j) {
+    for (uint32_t j = 0; j < kCols; ++j) {
       hi[j] = (hi[j] << 1) | (lo[j] >> 63);
       lo[j] <<= 1;
       // Bit 0 of lo[j] is still clear: the pivot's own coefficient reads nothing.
-      lo[j] |=
-          static_cast<uint64_t>((std::popcount((lo[j] & c_lo) ^ (hi[j] & c_hi)) ^ (fp >> j)) & 1);
+      lo[j] |= static_cast<uint64_t>(
+          (__builtin_parityll((lo[j] & c_lo) ^ (hi[j] & c_hi)) ^ (fp >> j)) & 1);
     }
     if (i % kRibbonBlockRows == 0) {
       const uint64_t b = i / kRibbonBlockRows;
@@ -144,6 +146,20 @@ void solve(const RibbonParams& p, const uint64_t* pivots, const uint32_t* result
       for (uint32_t j = 0; j < bc; ++j) w[j] = lo[j];
     }
   }
+}
+
+template <uint32_t... kCols>
+void solve_dispatch(uint32_t cols, const RibbonParams& p, const uint64_t* pivots,
+                    const uint32_t* results, uint64_t* words,
+                    std::integer_sequence<uint32_t, kCols...>) {
+  ((cols == kCols + 1 ? solve_columns<kCols + 1>(p, pivots, results, words) : void()), ...);
+}
+
+void solve(const RibbonParams& p, const uint64_t* pivots, const uint32_t* results,
+           uint64_t* words) {
+  const uint32_t cols = p.columns + (p.upper_blocks > 0 ? 1 : 0);
+  solve_dispatch(cols, p, pivots, results, words,
+                 std::make_integer_sequence<uint32_t, kRibbonMaxColumns>());
 }
 
 // Replaces every hash of `keys` by f(hash), on `threads` threads.
