@@ -16,13 +16,14 @@
 #include <limits>
 #include <vector>
 
-#include "filters/bloom.h"
+#include "base/popcnt_clones.h"
 #include "bloomtool/error.h"
+#include "filters/bloom.h"
+#include "filters/ribbon.h"
+#include "filters/scheme_bloom.h"
 #include "keys/hash.h"
 #include "model/index_model.h"
 #include "model/model.h"
-#include "filters/scheme_bloom.h"
-#include "base/popcnt_clones.h"
 
 namespace bloomtool {
 
@@ -46,6 +47,15 @@ void fill_probe_key(uint64_t base, uint64_t i, char* out) {
 
 bool is_xor_kind(FilterKind kind) {
   return kind == FilterKind::kXor || kind == FilterKind::kBinaryFuse;
+}
+
+// A Ribbon header's parameters; kCorrupt when they are inconsistent (a loaded filter has passed
+// the same check).
+RibbonParams ribbon_header_params(const FilterHeader& header) {
+  RibbonParams p;
+  const std::string why = ribbon_params_from_file(header.k, header.m, header.kind_params, p);
+  if (!why.empty()) throw Error(ErrorCode::kCorrupt, "corrupt: " + why);
+  return p;
 }
 
 // Mean and standard deviation of the set bits of n keys with k independent uniform positions each
@@ -253,6 +263,9 @@ double model_fpr_for(const FilterHeader& header, double n) {
     case FilterKind::kXor:
     case FilterKind::kBinaryFuse:
       return model::xor_fpr(header.k);
+    case FilterKind::kRibbon:
+      // Nor the Ribbon model: each start's block decides how many fingerprint bits are compared.
+      return ribbon_model_rate(ribbon_header_params(header));
   }
   throw Error(ErrorCode::kUnsupported,
               fmt::format("unsupported: filter kind {}", static_cast<uint32_t>(header.kind)));
@@ -392,6 +405,8 @@ void add_bloom_fill(FilterStats& s, const FilterHeader& header, const BloomFill&
 void finish_stats(FilterStats& s, const FilterHeader& header) {
   const double n = static_cast<double>(s.distinct_keys);
   if (is_xor_kind(header.kind)) s.filter_bits = header.m * header.k;
+  if (header.kind == FilterKind::kRibbon)
+    s.filter_bits = ribbon_header_params(header).solution_bits();
   if (s.distinct_keys > 0) {
     s.bits_per_key = static_cast<double>(s.filter_bits) / n;
     if (s.model_fpr > 0.0) {

@@ -11,13 +11,14 @@
 #include <bit>
 #include <vector>
 
-#include "filters/bloom.h"
 #include "bloomtool/error.h"
+#include "filters/bloom.h"
+#include "filters/ribbon.h"
+#include "filters/scheme_bloom.h"
+#include "filters/xor_filter.h"
 #include "interop/foreign_format.h"
 #include "keys/hash.h"
 #include "model/model.h"
-#include "filters/scheme_bloom.h"
-#include "filters/xor_filter.h"
 
 namespace bloomtool {
 
@@ -92,6 +93,26 @@ std::unique_ptr<Filter> make_xor(const FilterHeader& h, WordBuffer& payload, Xor
   }
 }
 
+std::unique_ptr<Filter> make_ribbon(const FilterHeader& h, WordBuffer& payload,
+                                    const std::string& path) {
+  if (h.variant != 0) {
+    throw Error(ErrorCode::kUnsupported,
+                path + ": unsupported: ribbon variant " + std::to_string(h.variant));
+  }
+  RibbonParams p;
+  const std::string why = ribbon_params_from_file(h.k, h.m, h.kind_params, p);
+  if (!why.empty()) corrupt(path, why);
+  if (h.payload_raw_bytes != ribbon_payload_words(p) * 8) {
+    corrupt(path, "payload length " + std::to_string(h.payload_raw_bytes) + " does not match " +
+                      std::to_string(h.m) + " rows of " + std::to_string(h.k) + " columns");
+  }
+  try {
+    return std::make_unique<RibbonFilter>(p, std::move(payload));
+  } catch (const Error& e) {
+    corrupt(path, e.what());
+  }
+}
+
 }  // namespace
 
 void check_bloom_header(const FilterHeader& h, const std::string& path) {
@@ -128,6 +149,8 @@ std::unique_ptr<Filter> instantiate(const FilterHeader& h, WordBuffer payload,
       return make_xor(h, payload, XorLayout::kXor, path);
     case FilterKind::kBinaryFuse:
       return make_xor(h, payload, XorLayout::kFuse, path);
+    case FilterKind::kRibbon:
+      return make_ribbon(h, payload, path);
   }
   throw Error(ErrorCode::kUnsupported,
               path + ": unsupported: filter kind " + filter_kind_name(h.kind));

@@ -84,11 +84,11 @@ inline bool ribbon_matches(const RibbonParams& p, const uint64_t* words,
 }  // namespace
 
 uint64_t RibbonParams::solution_bits() const noexcept {
-  return uint64_t{kRibbonBlockRows} * ribbon_payload_words(*this);
+  return slots == 0 ? 0 : uint64_t{kRibbonBlockRows} * ribbon_payload_words(*this);
 }
 
 std::vector<uint64_t> RibbonParams::kind_params() const {
-  return {columns, upper_blocks, seed};
+  return {upper_blocks, seed};
 }
 
 double ribbon_model_rate(const RibbonParams& p) noexcept {
@@ -132,16 +132,16 @@ RibbonParams ribbon_params_for(uint64_t n, double p) {
   return r;
 }
 
-std::string ribbon_params_from_file(uint64_t m, const std::vector<uint64_t>& kind_params,
-                                    RibbonParams& out) {
-  if (kind_params.size() != 3) return "Ribbon filters need 3 kind parameters";
+std::string ribbon_params_from_file(uint32_t columns, uint64_t m,
+                                    const std::vector<uint64_t>& kind_params, RibbonParams& out) {
+  if (kind_params.size() != 2) return "Ribbon filters need 2 kind parameters";
   RibbonParams p;
   p.slots = m;
-  if (kind_params[0] < 1 || kind_params[0] > kRibbonMaxColumns - 1)
-    return "column count " + std::to_string(kind_params[0]) + " is not in [1, 30]";
-  p.columns = static_cast<uint32_t>(kind_params[0]);
-  p.upper_blocks = kind_params[1];
-  p.seed = kind_params[2];
+  if (columns < 1 || columns > kRibbonMaxColumns - 1)
+    return "column count k=" + std::to_string(columns) + " is not in [1, 30]";
+  p.columns = columns;
+  p.upper_blocks = kind_params[0];
+  p.seed = kind_params[1];
   if (m % kRibbonBlockRows != 0 || (m != 0 && m < 3 * kRibbonBlockRows))
     return "m=" + std::to_string(m) + " is not 0 or a multiple of 64 of at least 192";
   if (m > model::kMaxBits) return "m=" + std::to_string(m) + " exceeds 2^40 rows";
@@ -154,19 +154,23 @@ std::string ribbon_params_from_file(uint64_t m, const std::vector<uint64_t>& kin
 }
 
 uint64_t ribbon_payload_words(const RibbonParams& p) noexcept {
+  if (p.slots == 0) return 1;
   return p.blocks() * p.columns + detail::ribbon_stored_upper(p);
 }
 
 RibbonFilter::RibbonFilter(const RibbonParams& params, WordBuffer words)
     : params_(params), words_(std::move(words)) {
   RibbonParams checked;
-  const std::string why = ribbon_params_from_file(params.slots, params.kind_params(), checked);
+  const std::string why =
+      ribbon_params_from_file(params.columns, params.slots, params.kind_params(), checked);
   if (!why.empty()) throw Error(ErrorCode::kCorrupt, why);
   if (words_.size() != ribbon_payload_words(params_)) {
     throw Error(ErrorCode::kCorrupt, "solution of " + std::to_string(words_.size()) +
                                          " words does not match " + std::to_string(params_.slots) +
                                          " rows");
   }
+  if (params_.slots == 0 && words_.data()[0] != 0)
+    throw Error(ErrorCode::kCorrupt, "the empty set's payload word is not zero");
 }
 
 bool RibbonFilter::contains_hash(uint64_t h) const noexcept {

@@ -39,8 +39,8 @@ inline constexpr double kRibbonMaxRate = 0.5;
 
 // Everything a query needs besides the solution.
 struct RibbonParams {
-  uint64_t slots = 0;         // m: solution rows, a multiple of 64; 0 for the empty set
-  uint32_t columns = 1;       // r: columns of a lower block, 1 to 30
+  uint64_t slots = 0;         // m: solution rows, a multiple of 64, at least 192; 0: the empty set
+  uint32_t columns = 1;       // r (the file's k): columns of a lower block, 1 to 30
   uint64_t upper_blocks = 0;  // blocks [0, upper_blocks) hold r + 1 columns
   uint64_t seed = 0;          // hashing seed settled on by construction
 
@@ -49,7 +49,7 @@ struct RibbonParams {
   uint64_t starts() const noexcept { return slots == 0 ? 0 : slots - kRibbonWidth + 1; }
   // Solution bits: 64 * ribbon_payload_words.
   uint64_t solution_bits() const noexcept;
-  // The file header's kind_params (docs/FORMAT.md).
+  // The file header's kind_params (docs/FORMAT.md): upper_blocks, seed.
   std::vector<uint64_t> kind_params() const;
 };
 
@@ -62,20 +62,20 @@ RibbonParams ribbon_params_for(uint64_t n, double p);
 // 2^-(columns the start's block is checked in).
 double ribbon_model_rate(const RibbonParams& p) noexcept;
 
-// Reads parameters back from a header's fields; returns an empty string when they are consistent,
-// else the reason they are not (for a "corrupt" message).
-std::string ribbon_params_from_file(uint64_t m, const std::vector<uint64_t>& kind_params,
-                                    RibbonParams& out);
+// Reads parameters back from a header's fields (k, m, kind_params); returns an empty string when
+// they are consistent, else the reason they are not (for a "corrupt" message).
+std::string ribbon_params_from_file(uint32_t columns, uint64_t m,
+                                    const std::vector<uint64_t>& kind_params, RibbonParams& out);
 
 // 64-bit payload words that hold the solution: r a block, one more in each block that stores
-// column r (the upper blocks and the two after them).
+// column r (the upper blocks and the two after them); the empty set has one zero word.
 uint64_t ribbon_payload_words(const RibbonParams& p) noexcept;
 
 class RibbonFilter final : public Filter {
  public:
   // Adopts a solution laid out as in the file payload (words in host order, as filter_file.h
-  // returns them). Throws kCorrupt when the parameters are inconsistent or words has the wrong
-  // size.
+  // returns them). Throws kCorrupt when the parameters are inconsistent, words has the wrong
+  // size or the empty set's word is not zero.
   RibbonFilter(const RibbonParams& params, WordBuffer words);
 
   bool contains_hash(uint64_t h) const noexcept override;

@@ -130,8 +130,9 @@ void solve_columns(const RibbonParams& p, const uint64_t* pivots, const uint32_t
   uint64_t lo[kCols] = {}, hi[kCols] = {};
   for (uint64_t i = p.slots; i-- > 0;) {
     const uint64_t c_lo = pivots[2 * i], c_hi = pivots[2 * i + 1];
-    const uint32_t fp = results[i];
-    // A row without a pivot is free: it keeps 0, as any value satisfies the keys.
+    // A row without a pivot is free: it keeps 0, as any value satisfies the keys (its result
+    // entry was never written: it holds whatever the arena held, which must not reach the file).
+    const uint32_t fp = c_lo == 0 ? 0 : results[i];
     for (uint32_t j = 0; j < kCols; ++j) {
       hi[j] = (hi[j] << 1) | (lo[j] >> 63);
       lo[j] <<= 1;

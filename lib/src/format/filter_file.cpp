@@ -33,18 +33,18 @@
 #include <type_traits>
 #include <utility>
 
-#include "format/atomic_file.h"
-#include "bloomtool/error.h"
-#include "keys/hash.h"
-#include "model/model.h"
-#include "format/output_target.h"
-#include "format/raw_payload.h"
-#include "format/signature.h"
 #include "base/byte_order.h"
 #include "base/checksum.h"
-#include "format/file_reader.h"
-#include "format/payload_literals.h"
 #include "base/run_threads.h"
+#include "bloomtool/error.h"
+#include "format/atomic_file.h"
+#include "format/file_reader.h"
+#include "format/output_target.h"
+#include "format/payload_literals.h"
+#include "format/raw_payload.h"
+#include "format/signature.h"
+#include "keys/hash.h"
+#include "model/model.h"
 
 namespace bloomtool {
 
@@ -207,6 +207,7 @@ std::vector<uint8_t> serialize_header(FilterHeader& h) {
   // A peer's hash scheme is a 1.1 feature; every other file stays 1.0, byte for byte.
   if (h.hash_id >= kHashGuavaMitz64 && h.hash_id <= kHashDcsoFnv1 && h.minor < kFormatMinorLatest)
     h.minor = kFormatMinorLatest;
+  if (h.kind == FilterKind::kRibbon) h.minor = std::max(h.minor, kFormatMinorRibbon);
   if (h.codec == PayloadCodec::kRawChunked) {
     uint8_t v[kRawLayoutFieldBytes];
     le::store<uint64_t>(v, h.raw_chunk_bytes);
@@ -611,6 +612,8 @@ const char* filter_kind_name(FilterKind kind) noexcept {
       return "xor";
     case FilterKind::kBinaryFuse:
       return "binary-fuse";
+    case FilterKind::kRibbon:
+      return "ribbon";
   }
   return "unknown";
 }
@@ -677,7 +680,7 @@ FilterHeader parse_filter_header(std::span<const uint8_t> bytes, uint64_t file_b
                     std::to_string(kFormatMinor) + ")");
   }
   const uint32_t kind = le::load<uint32_t>(p + 24);
-  if (kind < 1 || kind > 3) {
+  if (kind < 1 || kind > 4) {
     throw Error(ErrorCode::kUnsupported,
                 path + ": unsupported: filter kind " + std::to_string(kind));
   }
@@ -946,7 +949,7 @@ void reserve_signature(FilterHeader& header, const WriteOptions& options) {
   SignatureField field;
   field.key_id = options.signing_key->id();
   header.signature = field;
-  header.minor = kFormatMinorLatest;
+  header.minor = std::max(header.minor, kFormatMinorLatest);
 }
 
 }  // namespace

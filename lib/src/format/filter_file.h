@@ -22,10 +22,12 @@ inline constexpr uint16_t kFormatMajor = 1;
 // as 1.0, byte for byte; the others as 1.1. Readers accept any minor of major 1.
 inline constexpr uint16_t kFormatMinor = 0;
 inline constexpr uint16_t kFormatMinorLatest = 1;
+// Ribbon filters (kind 4) are written as 1.2, whatever else they use; no other file is.
+inline constexpr uint16_t kFormatMinorRibbon = 2;
 inline constexpr size_t kFixedHeaderBytes = 128;
 inline constexpr size_t kMaxHeaderBytes = 64 * 1024;
 
-enum class FilterKind : uint32_t { kBloom = 1, kXor = 2, kBinaryFuse = 3 };
+enum class FilterKind : uint32_t { kBloom = 1, kXor = 2, kBinaryFuse = 3, kRibbon = 4 };
 const char* filter_kind_name(FilterKind kind) noexcept;
 
 enum class PayloadCodec : uint32_t {
@@ -70,11 +72,11 @@ struct FilterHeader {
   uint16_t minor = kFormatMinor;
   uint64_t required_features = 0;  // bit set: a reader that does not know it must refuse
   FilterKind kind = FilterKind::kBloom;
-  uint32_t variant = 0;  // Bloom: BloomVariant; xor/fuse: 0
+  uint32_t variant = 0;  // Bloom: BloomVariant; xor/fuse/Ribbon: 0
   uint32_t hash_id = 0;
   uint64_t seed = 0;
-  uint64_t m = 0;  // Bloom: bits; xor/fuse: fingerprint slots
-  uint32_t k = 0;  // Bloom: hash count; xor/fuse: fingerprint bits
+  uint64_t m = 0;  // Bloom: bits; xor/fuse: fingerprint slots; Ribbon: solution rows
+  uint32_t k = 0;  // Bloom: hash count; xor/fuse: fingerprint bits; Ribbon: columns r
   uint64_t lines_read = 0;
   uint64_t keys_added = 0;
   uint64_t distinct_estimate = 0;
