@@ -404,9 +404,7 @@ void add_bloom_fill(FilterStats& s, const FilterHeader& header, const BloomFill&
 
 void finish_stats(FilterStats& s, const FilterHeader& header) {
   const double n = static_cast<double>(s.distinct_keys);
-  if (is_xor_kind(header.kind)) s.filter_bits = header.m * header.k;
-  if (header.kind == FilterKind::kRibbon)
-    s.filter_bits = ribbon_header_params(header).solution_bits();
+  if (header.kind != FilterKind::kBloom) s.filter_bits = header_filter_bits(header);
   if (s.distinct_keys > 0) {
     s.bits_per_key = static_cast<double>(s.filter_bits) / n;
     if (s.model_fpr > 0.0) {
@@ -418,6 +416,12 @@ void finish_stats(FilterStats& s, const FilterHeader& header) {
 }
 
 }  // namespace
+
+uint64_t header_filter_bits(const FilterHeader& header) {
+  if (is_xor_kind(header.kind)) return header.m * header.k;
+  if (header.kind == FilterKind::kRibbon) return ribbon_header_params(header).solution_bits();
+  return header.m;
+}
 
 FillCheck check_fill(const FilterHeader& header, uint64_t set_bits, double n, double z) {
   const uint64_t m =

@@ -61,12 +61,6 @@ inline RibbonRow ribbon_row(uint64_t h, uint64_t seed, uint64_t starts) noexcept
   return ribbon_row_seeded(ribbon_seeded(h, seed), starts);
 }
 
-// Blocks that store column r: the upper blocks and the two after them, which the 128 rows of a
-// key starting in the last upper block reach into.
-inline uint64_t ribbon_stored_upper(const RibbonParams& p) noexcept {
-  return p.upper_blocks == 0 ? 0 : std::min(p.upper_blocks + 2, p.blocks());
-}
-
 // The word of block b's first column: r words a block, one more for each block before b that
 // stores column r.
 inline uint64_t ribbon_block_offset(const RibbonParams& p, uint64_t b) noexcept {
