@@ -34,6 +34,7 @@ struct XorBuildCliOptions {
 // The kind to build: --kind, else what -p (ribbon) or -f / --layout (fuse or the layout) imply,
 // else the command's default. Options of another kind are refused.
 std::string kind_of(const XorBuildCliOptions& o) {
+  if (!o.layout.empty()) for_flag("--layout", [&] { return parse_xor_layout(o.layout); });
   std::string kind = o.kind;
   if (kind.empty() && !o.layout.empty()) kind = o.layout;
   if (kind.empty() && !o.fingerprint.empty()) kind = "fuse";

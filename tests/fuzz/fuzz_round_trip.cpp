@@ -1,6 +1,6 @@
 // Fuzz target: build -> encode_filter_file -> parse_filter_file -> make_filter, for Bloom (both
-// variants), xor, binary fuse and Ribbon filters. The input gives the filter kind and parameters, the
-// header's free-text fields and the keys; the file read back must carry every header field
+// variants), xor, binary fuse and Ribbon filters. The input gives the filter kind and parameters,
+// the header's free-text fields and the keys; the file read back must carry every header field
 // unchanged, the same payload words, and find every key.
 #include <algorithm>
 #include <cmath>
@@ -9,13 +9,13 @@
 #include <string>
 #include <vector>
 
-#include "filters/bloom.h"
-#include "format/filter_file.h"
-#include "keys/hash.h"
 #include "api/load_filter.h"
+#include "filters/bloom.h"
 #include "filters/ribbon.h"
 #include "filters/xor_filter.h"
+#include "format/filter_file.h"
 #include "fuzz_util.h"
+#include "keys/hash.h"
 
 namespace {
 
@@ -75,7 +75,8 @@ std::optional<Built> build_xor(uint64_t p, std::vector<uint64_t> hashes) {
 // of the step to the next one). Construction may run out of attempts on a fuzzed key set.
 std::optional<Built> build_ribbon(uint64_t p, std::vector<uint64_t> hashes) {
   RibbonBuildOptions o;
-  const double exponent = 1.0 + static_cast<double>(p % 30) + static_cast<double>((p >> 5) & 0xFF) / 256.0;
+  const double exponent =
+      1.0 + static_cast<double>(p % 30) + static_cast<double>((p >> 5) & 0xFF) / 256.0;
   o.rate = std::max(kRibbonMinRate, std::exp2(-exponent));
   o.max_attempts = 1 + (p >> 13) % 8;
   RibbonBuildResult r;

@@ -44,16 +44,18 @@ inline bool ribbon_matches(const RibbonParams& p, const uint64_t* words,
   const uint64_t b = row.start / kRibbonBlockRows;
   const unsigned o = static_cast<unsigned>(row.start % kRibbonBlockRows);
   const uint32_t cols = detail::ribbon_block_columns(p, b);
-  uint64_t diff = 0;
   if (!ribbon_edge(p, b)) {
-    // Blocks b, b + 1 and b + 2 store `stride` columns each, one block after the other.
+    // Blocks b, b + 1 and b + 2 store `stride` columns each, one block after the other. A
+    // non-member fails the first column half the time: stopping there saves the other columns.
     const uint64_t* w = words + detail::ribbon_block_offset(p, b);
     const uint32_t stride = detail::ribbon_stored_columns(p, b);
     for (uint32_t j = 0; j < cols; ++j) {
-      diff |= column_parity(row, w[j], w[stride + j], w[2 * stride + j], o) ^ ((row.fp >> j) & 1);
+      if (column_parity(row, w[j], w[stride + j], w[2 * stride + j], o) != ((row.fp >> j) & 1))
+        return false;
     }
-    return diff == 0;
+    return true;
   }
+  uint64_t diff = 0;
   // The last two blocks: rows past the end read as zero (they are never selected).
   auto word = [&](uint64_t bb, uint32_t j) -> uint64_t {
     if (bb >= p.blocks() || j >= detail::ribbon_stored_columns(p, bb)) return 0;

@@ -57,8 +57,9 @@ inline constexpr uint32_t kRibbonDefaultMaxAttempts = 100;
 struct RibbonBuildOptions {
   double rate = 0.01;                                 // target false-positive rate, in [2^-30, 1/2]
   uint32_t max_attempts = kRibbonDefaultMaxAttempts;  // seeds tried before giving up, at least 1
-  // Threads for grouping and de-duplication (banding and back-substitution are sequential);
-  // 0 or 1: the calling thread alone. The filter is the same for any count.
+  // Threads for grouping, de-duplication, banding (a section of rows each) and back-substitution
+  // (a range of columns each); 0 or 1: the calling thread alone. The filter is the same for any
+  // count.
   unsigned threads = 1;
   // The caller guarantees that the hashes are distinct: they are grouped but not de-duplicated.
   bool assume_distinct = false;

@@ -25,8 +25,13 @@
 // keeps 0. The solution is then the one with zeros in all free rows, which depends only on the
 // key set, not on the order keys were banded in.
 //
+// Threads: seeding and grouping run on all threads; banding cuts the rows into one section per
+// thread (the few equations a section pushes past its end are inserted afterwards, in order);
+// back-substitution gives each thread a range of columns.
+//
 // Determinism: the seeds are fixed, and the filter depends only on the set of distinct hashes and
-// the first seed that works, so it is the same for any thread count.
+// the first seed that works (not on the order equations are banded in), so it is the same for any
+// thread count.
 #include <fmt/format.h>
 #include <time.h>
 
@@ -63,76 +68,146 @@ double wall_now() {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-// Bands every key (its seeded hash) into `pivots` (two words a row: coefficient bits 0-63, 64-127;
-// an empty row has a zero first word, a pivot never has) and `results` (the fingerprint bits the
-// row's equation asks for). Returns false as soon as a key's row reduces to zero with a non-zero
-// result: no solution satisfies every key under this seed. `redundant` counts the keys whose row
-// and result both reduced to zero (implied by the keys before them).
-bool band(std::span<const uint64_t> keys, const RibbonParams& p, uint64_t* pivots,
-          uint32_t* results, uint64_t& redundant) {
+// A key's equation on its way through the band: the rows from `s` on selected by (lo, hi), bit
+// 0 of lo set, asking for `fp`.
+struct Pending {
+  uint64_t s, lo, hi;
+  uint32_t fp;
+};
+
+enum class Insert { kStored, kRedundant, kInconsistent, kOverflow };
+
+// Inserts one equation into `pivots` (two words a row: coefficient bits 0-63, 64-127; an empty
+// row has a zero first word, a pivot never has) and `results` (the fingerprint bits the row's
+// equation asks for): at the first empty row it reaches, or reduced to zero (redundant if its
+// fingerprint reduced to zero too, else no solution satisfies every key under this seed). An
+// equation that reaches row `end` or beyond is handed back in `e` (kOverflow) untouched there.
+inline Insert insert(Pending& e, uint64_t* pivots, uint32_t* results, uint64_t end) noexcept {
+  for (;;) {
+    if (e.s >= end) return Insert::kOverflow;
+    uint64_t* row = pivots + 2 * e.s;
+    if (row[0] == 0) {
+      row[0] = e.lo;
+      row[1] = e.hi;
+      results[e.s] = e.fp;
+      return Insert::kStored;
+    }
+    e.lo ^= row[0];
+    e.hi ^= row[1];
+    e.fp ^= results[e.s];
+    if (e.lo != 0) {
+      // Bit 0 was set in both: the shift is 1 to 63.
+      const int t = std::countr_zero(e.lo);
+      e.s += static_cast<uint64_t>(t);
+      e.lo = (e.lo >> t) | (e.hi << (64 - t));
+      e.hi >>= t;
+    } else if (e.hi != 0) {
+      const int t = std::countr_zero(e.hi);
+      e.s += 64 + static_cast<uint64_t>(t);
+      e.lo = e.hi >> t;
+      e.hi = 0;
+    } else {
+      return e.fp == 0 ? Insert::kRedundant : Insert::kInconsistent;
+    }
+  }
+}
+
+// Bands the keys (seeded hashes) whose start lies in [lo, hi) into rows [lo, hi); equations
+// pushed to row hi or beyond go to `overflow`. False when the keys have no common solution.
+bool band_section(std::span<const uint64_t> keys, const RibbonParams& p, uint64_t* pivots,
+                  uint32_t* results, uint64_t lo, uint64_t hi, std::vector<Pending>& overflow,
+                  uint64_t& redundant) {
   constexpr size_t kAhead = 8;
   const uint64_t starts = p.starts();
-  const size_t n = keys.size();
-  const uint32_t fp_mask = p.columns >= 31 ? ~0u : (2u << p.columns) - 1;  // r + 1 columns
-  redundant = 0;
+  const uint32_t fp_mask = (2u << p.columns) - 1;  // r + 1 columns (r <= 30)
+  const bool all = lo == 0 && hi >= p.slots;
+  // Keys are grouped by the top bits of the seeded hash, which the starts follow: a ring of the
+  // next keys of the section, their rows prefetched.
   RibbonRow ring[kAhead];
-  for (size_t i = 0; i < std::min(n, kAhead); ++i)
-    ring[i] = detail::ribbon_row_seeded(keys[i], starts);
-  for (size_t i = 0; i < n; ++i) {
-    const RibbonRow r = ring[i % kAhead];
-    if (i + kAhead < n) {
-      const RibbonRow& next = ring[i % kAhead] =
-          detail::ribbon_row_seeded(keys[i + kAhead], starts);
-      __builtin_prefetch(pivots + 2 * next.start, 1, 3);
-      __builtin_prefetch(results + next.start, 1, 3);
+  size_t ahead = 0, filled = 0, next = 0;
+  auto fetch = [&]() {
+    while (next < keys.size()) {
+      const RibbonRow r = detail::ribbon_row_seeded(keys[next++], starts);
+      if (!all && (r.start < lo || r.start >= hi)) continue;
+      __builtin_prefetch(pivots + 2 * r.start, 1, 3);
+      __builtin_prefetch(results + r.start, 1, 3);
+      ring[(ahead + filled) % kAhead] = r;
+      ++filled;
+      return;
     }
-    uint64_t s = r.start, lo = r.lo, hi = r.hi;
-    uint32_t fp = r.fp & fp_mask;
-    for (;;) {
-      uint64_t* row = pivots + 2 * s;
-      if (row[0] == 0) {
-        row[0] = lo;
-        row[1] = hi;
-        results[s] = fp;
+  };
+  for (size_t i = 0; i < kAhead; ++i) fetch();
+  while (filled > 0) {
+    const RibbonRow r = ring[ahead];
+    ahead = (ahead + 1) % kAhead;
+    --filled;
+    fetch();
+    Pending e{r.start, r.lo, r.hi, r.fp & fp_mask};
+    switch (insert(e, pivots, results, hi)) {
+      case Insert::kStored:
         break;
-      }
-      lo ^= row[0];
-      hi ^= row[1];
-      fp ^= results[s];
-      if (lo != 0) {
-        // Bit 0 was set in both: the shift is 1 to 63.
-        const int t = std::countr_zero(lo);
-        s += static_cast<uint64_t>(t);
-        lo = (lo >> t) | (hi << (64 - t));
-        hi >>= t;
-      } else if (hi != 0) {
-        const int t = std::countr_zero(hi);
-        s += 64 + static_cast<uint64_t>(t);
-        lo = hi >> t;
-        hi = 0;
-      } else if (fp == 0) {
+      case Insert::kRedundant:
         ++redundant;
         break;
-      } else {
+      case Insert::kInconsistent:
         return false;
+      case Insert::kOverflow:
+        overflow.push_back(e);
+        break;
+    }
+  }
+  return true;
+}
+
+// Bands every key. Large sets are cut into one section of rows per thread, banded at once; the
+// equations a section pushes past its end are then inserted, on the calling thread, into the
+// sections after it. Whether the keys have a common solution, and the solution back-substitution
+// finds, depend only on the set of equations, not on the order they are inserted in, so the
+// filter is the same for any number of sections. `redundant` counts the keys implied by others.
+bool band(std::span<const uint64_t> keys, const RibbonParams& p, uint64_t* pivots,
+          uint32_t* results, unsigned threads, uint64_t& redundant) {
+  if (keys.size() < (size_t{1} << 18)) threads = 1;
+  std::vector<std::vector<Pending>> overflow(threads);
+  std::vector<uint64_t> redundant_of(threads, 0);
+  std::vector<uint8_t> ok(threads, 1);
+  auto bound = [&](unsigned t) { return t == threads ? p.slots : p.slots * t / threads; };
+  detail::run_threads(threads, [&](unsigned t) {
+    ok[t] = band_section(keys, p, pivots, results, bound(t), bound(t + 1), overflow[t],
+                         redundant_of[t]);
+  });
+  redundant = 0;
+  for (unsigned t = 0; t < threads; ++t) {
+    if (!ok[t]) return false;
+    redundant += redundant_of[t];
+  }
+  for (unsigned t = 0; t + 1 < threads; ++t) {
+    for (Pending e : overflow[t]) {
+      switch (insert(e, pivots, results, p.slots)) {
+        case Insert::kRedundant:
+          ++redundant;
+          break;
+        case Insert::kInconsistent:
+          return false;
+        default:
+          break;
       }
     }
   }
   return true;
 }
 
-// Back-substitution into `words` (the payload layout of ribbon_mapping.h). Every row gets r + 1
-// columns (r without upper blocks); a block stores those ribbon_stored_columns gives it.
+// Columns [first, first + kCols) of the solution. kCols known at compile time: the loops unroll
+// and the column states stay in registers. Columns do not depend on each other, so threads may
+// solve different ones at once.
 template <uint32_t kCols>
 void solve_columns(const RibbonParams& p, const uint64_t* pivots, const uint32_t* results,
-                   uint64_t* words) {
-  // kCols known at compile time: the loops unroll and the column states stay in registers.
+                   uint64_t* words, uint32_t first) {
   uint64_t lo[kCols] = {}, hi[kCols] = {};
   for (uint64_t i = p.slots; i-- > 0;) {
     const uint64_t c_lo = pivots[2 * i], c_hi = pivots[2 * i + 1];
     // A row without a pivot is free: it keeps 0, as any value satisfies the keys (its result
     // entry was never written: it holds whatever the arena held, which must not reach the file).
-    const uint32_t fp = c_lo == 0 ? 0 : results[i];
+    const uint32_t fp = c_lo == 0 ? 0 : results[i] >> first;
     for (uint32_t j = 0; j < kCols; ++j) {
       hi[j] = (hi[j] << 1) | (lo[j] >> 63);
       lo[j] <<= 1;
@@ -142,25 +217,33 @@ void solve_columns(const RibbonParams& p, const uint64_t* pivots, const uint32_t
     }
     if (i % kRibbonBlockRows == 0) {
       const uint64_t b = i / kRibbonBlockRows;
-      uint64_t* w = words + detail::ribbon_block_offset(p, b);
+      uint64_t* w = words + detail::ribbon_block_offset(p, b) + first;
       const uint32_t bc = detail::ribbon_stored_columns(p, b);
-      for (uint32_t j = 0; j < bc; ++j) w[j] = lo[j];
+      for (uint32_t j = 0; j < kCols && first + j < bc; ++j) w[j] = lo[j];
     }
   }
 }
 
 template <uint32_t... kCols>
 void solve_dispatch(uint32_t cols, const RibbonParams& p, const uint64_t* pivots,
-                    const uint32_t* results, uint64_t* words,
+                    const uint32_t* results, uint64_t* words, uint32_t first,
                     std::integer_sequence<uint32_t, kCols...>) {
-  ((cols == kCols + 1 ? solve_columns<kCols + 1>(p, pivots, results, words) : void()), ...);
+  ((cols == kCols + 1 ? solve_columns<kCols + 1>(p, pivots, results, words, first) : void()), ...);
 }
 
-void solve(const RibbonParams& p, const uint64_t* pivots, const uint32_t* results,
-           uint64_t* words) {
+// Back-substitution into `words` (the payload layout of ribbon_mapping.h): every row gets r + 1
+// columns (r without upper blocks), a block stores those ribbon_stored_columns gives it. The
+// columns are shared out between up to `threads` threads.
+void solve(const RibbonParams& p, const uint64_t* pivots, const uint32_t* results, uint64_t* words,
+           unsigned threads) {
   const uint32_t cols = p.columns + (p.upper_blocks > 0 ? 1 : 0);
-  solve_dispatch(cols, p, pivots, results, words,
-                 std::make_integer_sequence<uint32_t, kRibbonMaxColumns>());
+  if (p.slots < (uint64_t{1} << 16)) threads = 1;
+  threads = std::min<unsigned>(threads, cols);
+  detail::run_threads(threads, [&](unsigned t) {
+    const uint32_t first = cols * t / threads, last = cols * (t + 1) / threads;
+    solve_dispatch(last - first, p, pivots, results, words, first,
+                   std::make_integer_sequence<uint32_t, kRibbonMaxColumns>());
+  });
 }
 
 // Replaces every hash of `keys` by f(hash), on `threads` threads.
@@ -218,7 +301,7 @@ RibbonBuildResult build_from_parts(std::span<const std::span<uint64_t>> parts, u
     p.seed = seed;
     r.attempts = a + 1;
     std::memset(pivots, 0, 2 * p.slots * sizeof(uint64_t));
-    ok = band(keys, p, pivots, results, r.redundant);
+    ok = band(keys, p, pivots, results, threads, r.redundant);
     r.band_seconds += wall_now() - t0;
   }
   if (restore)
@@ -233,7 +316,7 @@ RibbonBuildResult build_from_parts(std::span<const std::span<uint64_t>> parts, u
     p.seed = seed;
   }
   const double t0 = wall_now();
-  if (p.slots != 0) solve(p, pivots, results, words.data());
+  if (p.slots != 0) solve(p, pivots, results, words.data(), threads);
   r.solve_seconds = wall_now() - t0;
   r.filter = std::make_unique<RibbonFilter>(p, std::move(words));
   return r;
