@@ -127,8 +127,10 @@ bool band_section(std::span<const uint64_t> keys, const RibbonParams& p, uint64_
   size_t ahead = 0, filled = 0, next = 0;
   auto fetch = [&]() {
     while (next < keys.size()) {
-      const RibbonRow r = detail::ribbon_row_seeded(keys[next++], starts);
-      if (!all && (r.start < lo || r.start >= hi)) continue;
+      const uint64_t a = keys[next++];
+      // Another section's key costs one multiplication (its start), not the whole row.
+      if (!all && (reduce64(a, starts) < lo || reduce64(a, starts) >= hi)) continue;
+      const RibbonRow r = detail::ribbon_row_seeded(a, starts);
       __builtin_prefetch(pivots + 2 * r.start, 1, 3);
       __builtin_prefetch(results + r.start, 1, 3);
       ring[(ahead + filled) % kAhead] = r;
