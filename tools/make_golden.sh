@@ -48,6 +48,8 @@ golden=(
   "v1.1-raw-bloom-blocked.bf|build -q --threads 1 -m 1024 -k 6 --variant blocked --codec raw --label golden-blocked $keys"
   "v1.1-raw-xor-8.bf|xor-build -q --threads 1 --layout xor --fingerprint 8 --codec raw --label golden-xor $keys"
   "v1.1-raw-fuse-16.bf|xor-build -q --threads 1 --layout fuse --fingerprint 16 --codec raw --label golden-fuse $keys"
+  "v1.2-ribbon.bf|build-static -q --threads 1 --kind ribbon -p 1% --label golden-ribbon $keys"
+  "v1.2-raw-ribbon.bf|build-static -q --threads 1 --kind ribbon -p 0.1% --codec raw --label golden-ribbon-raw $keys"
 )
 
 for entry in "${golden[@]}"; do

@@ -62,6 +62,7 @@ std::vector<std::string> value_choices(const std::string& long_name) {
   if (long_name == "from" || long_name == "to") return {"bloomtool", "guava", "dcso"};
   if (long_name == "compat") return {"guava", "dcso"};
   if (long_name == "layout") return {"fuse", "xor"};
+  if (long_name == "kind") return {"ribbon", "fuse", "xor"};
   if (long_name == "fingerprint") return {"8", "16"};
   if (long_name == "shell") return {"bash", "zsh"};
   return {};

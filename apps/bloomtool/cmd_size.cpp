@@ -96,11 +96,12 @@ std::string k_note(const SizeQuery& q, const std::vector<SizeRow>& rows) {
 std::string human_table(const SizeQuery& q, const std::vector<SizeRow>& rows) {
   std::vector<std::vector<std::string>> cells = {
       {"filter", "keys", "bits", "bytes", "size", "bits/key", "k", "p"}};
-  bool any_above = false, any_short = false, any_unreachable = false;
+  bool any_above = false, any_short = false, any_unreachable = false, ribbon_unreachable = false;
   for (const SizeRow& r : rows) {
     any_above |= r.above_build_limit;
     any_short |= r.meets_p == false;
-    any_unreachable |= r.unreachable;
+    any_unreachable |= r.unreachable && r.name != "ribbon";
+    ribbon_unreachable |= r.unreachable && r.name == "ribbon";
     if (r.unreachable) {
       cells.push_back({r.title, std::to_string(r.keys), "-", "-", "-", "-", "-", "unreachable"});
       continue;
@@ -127,6 +128,7 @@ std::string human_table(const SizeQuery& q, const std::vector<SizeRow>& rows) {
   }
   if (any_unreachable)
     t += "unreachable: no size below 2^64 bits reaches this p with this layout\n";
+  if (ribbon_unreachable) t += "Ribbon: built for rates from 2^-30 (9.3e-10) to 50% only\n";
   if (any_short) t += "! p above the requested rate: fixed at 2^-f by the fingerprint width\n";
   t += k_note(q, rows);
   return t;

@@ -61,6 +61,7 @@ int main(int argc, char** argv) {
 
   std::vector<Command> commands;
   commands.push_back(register_build(app));
+  commands.push_back(register_build_static(app));
   commands.push_back(register_xor_build(app));
   commands.push_back(register_query(app));
   commands.push_back(register_merge(app));

@@ -6,6 +6,7 @@
 
 #include "filters/bloom.h"
 #include "filters/key_rule.h"
+#include "filters/ribbon.h"
 #include "format/signature.h"
 #include "keys/hash.h"
 #include "model/model.h"
@@ -78,8 +79,17 @@ void print_human(StdoutWriter& out, const Report& r, bool first) {
   };
   if (!first) t += "\n";
   t += r.path + "\n";
-  row("kind", bloom ? fmt::format("bloom, {} variant", *variant_name(h))
-                    : fmt::format("{}, {}-bit fingerprints", filter_kind_name(h.kind), h.k));
+  const bool ribbon = h.kind == FilterKind::kRibbon;
+  RibbonParams rp;
+  if (ribbon) (void)ribbon_params_from_file(h.k, h.m, h.kind_params, rp);  // checked when loaded
+  if (bloom)
+    row("kind", fmt::format("bloom, {} variant", *variant_name(h)));
+  else if (ribbon && rp.upper_blocks > 0)
+    row("kind",
+        fmt::format("ribbon, {}- and {}-bit fingerprints (fractional: {:.3f} bits a row)", h.k,
+                    h.k + 1, static_cast<double>(s.filter_bits) / static_cast<double>(h.m)));
+  else
+    row("kind", fmt::format("{}, {}-bit fingerprints", filter_kind_name(h.kind), h.k));
   if (std::string_view(r.file_format) != "bloomtool")
     row("format", fmt::format("{} file, read directly", r.file_format));
   else
@@ -98,6 +108,14 @@ void print_human(StdoutWriter& out, const Report& r, bool first) {
   if (bloom) {
     row("m", fmt::format("{} bits ({})", h.m, format_bytes(h.payload_raw_bytes)));
     row("k", fmt::format("{} hashes per key", h.k));
+  } else if (ribbon) {
+    row("m", rp.upper_blocks == 0
+                 ? fmt::format("{} rows of {} bits = {} bits ({})", h.m, h.k, s.filter_bits,
+                               format_bytes(h.payload_raw_bytes))
+                 : fmt::format("{} rows, {} blocks of 64: {} of {} bits, the rest of {} = {} bits "
+                               "({})",
+                               h.m, rp.blocks(), rp.upper_blocks, h.k + 1, h.k, s.filter_bits,
+                               format_bytes(h.payload_raw_bytes)));
   } else {
     row("m", fmt::format("{} slots of {} bits = {} bits ({})", h.m, h.k, s.filter_bits,
                          format_bytes(h.payload_raw_bytes)));

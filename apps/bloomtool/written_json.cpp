@@ -5,8 +5,8 @@
 
 #include <cstdio>
 
-#include "keys/hash.h"
 #include "json_writer.h"
+#include "keys/hash.h"
 #include "stats_report.h"
 #include "stdout_writer.h"
 
@@ -47,9 +47,8 @@ void print_convert_json(const OutputArgs& out, const std::string& input, const c
 
 void print_written_json(const OutputArgs& out, const WrittenFacts& f) {
   const FilterHeader& h = *f.header;
-  const bool bloom = h.kind == FilterKind::kBloom;
   const bool foreign = std::string_view(f.file_format) != "bloomtool";
-  const uint64_t filter_bits = bloom ? h.m : h.m * h.k;
+  const uint64_t filter_bits = header_filter_bits(h);
   const double n = static_cast<double>(h.distinct_estimate);
   const double model_fpr = model_fpr_for(h, n);
   JsonWriter j;

@@ -65,8 +65,9 @@ check_shell() {  # check_shell NAME PROMPT: the same keys in either shell
   expect_typed "$sh: --to=" "bloomtool convert --to=gu" Tab "$p bloomtool convert --to=guava"
   expect_typed "$sh: --from" "bloomtool stats --from dc" Tab "$p bloomtool stats --from dcso"
   expect_typed "$sh: --compat" "bloomtool build --compat gu" Tab "$p bloomtool build --compat guava"
-  expect_typed "$sh: --fingerprint" "bloomtool xor-build --fingerprint 1" Tab "$p bloomtool xor-build --fingerprint 16"
-  expect_typed "$sh: --layout" "bloomtool xor-build --layout x" Tab "$p bloomtool xor-build --layout xor"
+  expect_typed "$sh: --fingerprint" "bloomtool build-static --fingerprint 1" Tab "$p bloomtool build-static --fingerprint 16"
+  expect_typed "$sh: --layout" "bloomtool build-static --layout x" Tab "$p bloomtool build-static --layout xor"
+  expect_typed "$sh: --kind" "bloomtool build-static --kind r" Tab "$p bloomtool build-static --kind ribbon"
   expect_typed "$sh: --codec lists its two values" "bloomtool build --codec " Tab Tab "raw   zstd"
   # Filter files for a filter positional, key files after it.
   expect_typed "$sh: stats offers the filter files" "bloomtool stats " Tab Tab "a.bf  b.xf"

@@ -156,10 +156,10 @@ check_mismatch hash.bf "cannot merge: hash id is 7 here but 1 in ref.bf"
 check_mismatch norm.bf "cannot merge: normalisation is 'lowercase,trim' here but (none) in ref.bf"
 check_mismatch input.bf "cannot merge: input options is 'ndjson:/url' here but 'lines' in ref.bf"
 check_mismatch params.bf "cannot merge: kind parameters is [3] here but (none) in ref.bf"
-check_mismatch xor.bf "cannot merge xor/binary fuse filters; rebuild from the keys with xor-build"
-check_mismatch fuse.bf "cannot merge xor/binary fuse filters; rebuild from the keys with xor-build"
+check_mismatch xor.bf "cannot merge xor/binary fuse filters; rebuild from the keys with build-static"
+check_mismatch fuse.bf "cannot merge xor/binary fuse filters; rebuild from the keys with build-static"
 run "$BT" merge -o out.bf xor.bf ref.bf
-expect_eq "$ERR" "bloomtool: xor.bf: cannot merge xor/binary fuse filters; rebuild from the keys with xor-build" "xor as the first input"
+expect_eq "$ERR" "bloomtool: xor.bf: cannot merge xor/binary fuse filters; rebuild from the keys with build-static" "xor as the first input"
 # A mismatch in the last file is found before any payload is read: the old output survives.
 cp whole.bf keep.bf
 run "$BT" merge -o keep.bf part.aa.bf part.ab.bf part.ac.bf k.bf

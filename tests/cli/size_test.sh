@@ -31,7 +31,7 @@ grown() {
   awk -v a="$1" -v b="$2" -v f="$3" 'BEGIN{exit !(a >= b && a <= b * f)}' ||
     fail "$4: got $1, closed form $2"
 }
-row() { "$JQ" size.json "/rows/$1/$2"; }  # 0 standard, 1 blocked, 2 xor8, 3 xor16, 4 fuse8, 5 fuse16, 6 lower_bound
+row() { "$JQ" size.json "/rows/$1/$2"; }  # 0 standard, 1 blocked, 2 xor8, 3 xor16, 4 fuse8, 5 fuse16, 6 ribbon, 7 lower_bound
 
 # -n and -p: m = ceil(-n ln p / ln^2 2), k = round(m/n ln 2), p = (1 - e^(-kn/m))^k.
 for case in "1000000 0.01 false" "1000000000 1e-9 false" "100000000000 1e-9 true" "1000000 1e-12 false"; do
@@ -48,8 +48,8 @@ for case in "1000000 0.01 false" "1000000000 1e-9 false" "100000000000 1e-9 true
   [ "$p" = 1e-12 ] || same3 "$(row 0 fpr)" "$(calc "(1 - exp(-$k * $n / $m)) ^ $k")" "n=$n p=$p: standard p"
   same6 "$(row 0 bits_per_key)" "$(calc "$(row 0 bits) / $n")" "n=$n p=$p: standard bits/key"
   expect_eq "$(row 0 above_build_limit)" "$above" "n=$n p=$p: build limit flag"
-  expect_eq "$(row 6 bits)" "$(calc "ceil($n * log(1 / $p) / log(2))")" "n=$n p=$p: lower bound bits"
-  same6 "$(row 6 bits_per_key)" "$(calc "log(1 / $p) / log(2)")" "n=$n p=$p: lower bound bits/key"
+  expect_eq "$(row 7 bits)" "$(calc "ceil($n * log(1 / $p) / log(2))")" "n=$n p=$p: lower bound bits"
+  same6 "$(row 7 bits_per_key)" "$(calc "log(1 / $p) / log(2)")" "n=$n p=$p: lower bound bits/key"
   xor_slots=$(calc "int((ceil(1.23 * $n) + 32 + 2) / 3) * 3")
   expect_eq "$(row 2 bits)" "$(calc "$xor_slots * 8")" "n=$n: xor8 bits"
   expect_eq "$(row 3 bits)" "$(calc "$xor_slots * 16")" "n=$n: xor16 bits"
@@ -74,7 +74,7 @@ for case in "1000000 1MiB 8388608" "100000000000 512GiB 4398046511104" "1000 100
   expect_eq "$(row 0 bits)" "$m" "n=$n m=$2: bits"
   expect_eq "$(row 0 k)" "$k" "n=$n m=$2: k"
   same3 "$(row 0 fpr)" "$(calc "(1 - exp(-$k * $n / $m)) ^ $k")" "n=$n m=$2: standard p"
-  same6 "$(row 6 fpr)" "$(calc "2 ^ (-$m / $n)")" "n=$n m=$2: lower bound p"
+  same6 "$(row 7 fpr)" "$(calc "2 ^ (-$m / $n)")" "n=$n m=$2: lower bound p"
   expect_eq "$("$JQ" size.json /query/m)" "$m" "n=$n m=$2: query echoed in bits"
 done
 expect_eq "$(row 1 bits)" "1024" "blocked rounds 1000 bits up to two blocks"
@@ -93,7 +93,7 @@ for case in "0.01 1MiB 8388608" "1e-10 256GiB 2199023255552"; do
   expect_eq "$(row 0 keys)" "$n" "p=$p m=$2: standard capacity"
   expect_eq "$(row 0 k)" "$k" "p=$p m=$2: k"
   same3 "$(row 0 fpr)" "$(calc "(1 - exp(-$k * $n / $m)) ^ $k")" "p=$p m=$2: p at capacity"
-  expect_eq "$(row 6 keys)" "$(calc "int($m * log(2) / -log($p))")" "p=$p m=$2: lower bound capacity"
+  expect_eq "$(row 7 keys)" "$(calc "int($m * log(2) / -log($p))")" "p=$p m=$2: lower bound capacity"
 done
 
 # -k fixes k: m = ceil(-kn / ln(1 - p^(1/k))).

@@ -146,7 +146,7 @@ CHECKS=$((CHECKS + 1))
 # merge refuses static filters.
 run "$BT" merge -o merged.bf fuse8.bf fuse8.bf
 expect_rc 2 "merge refuses binary fuse filters"
-expect_eq "$ERR" "bloomtool: fuse8.bf: cannot merge xor/binary fuse filters; rebuild from the keys with xor-build" "merge message"
+expect_eq "$ERR" "bloomtool: fuse8.bf: cannot merge xor/binary fuse filters; rebuild from the keys with build-static" "merge message"
 [ ! -e merged.bf ] || fail "merge wrote a file"
 CHECKS=$((CHECKS + 1))
 

@@ -1,7 +1,9 @@
 // Fuzz target: build -> encode_filter_file -> parse_filter_file -> make_filter, for Bloom (both
-// variants), xor and binary fuse filters. The input gives the filter kind and parameters, the
-// header's free-text fields and the keys; the file read back must carry every header field
+// variants), xor, binary fuse and Ribbon filters. The input gives the filter kind and parameters,
+// the header's free-text fields and the keys; the file read back must carry every header field
 // unchanged, the same payload words, and find every key.
+#include <algorithm>
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <string>
@@ -9,6 +11,7 @@
 
 #include "api/load_filter.h"
 #include "filters/bloom.h"
+#include "filters/ribbon_construct.h"
 #include "filters/xor_construct.h"
 #include "format/filter_file.h"
 #include "fuzz_util.h"
@@ -68,6 +71,33 @@ std::optional<Built> build_xor(uint64_t p, std::vector<uint64_t> hashes) {
   return b;
 }
 
+// Ribbon at a rate from 2^-1 to 2^-30 (p's low 5 bits pick the exponent, the next 8 a fraction
+// of the step to the next one). Construction may run out of attempts on a fuzzed key set.
+std::optional<Built> build_ribbon(uint64_t p, std::vector<uint64_t> hashes) {
+  RibbonBuildOptions o;
+  const double exponent =
+      1.0 + static_cast<double>(p % 30) + static_cast<double>((p >> 5) & 0xFF) / 256.0;
+  o.rate = std::max(kRibbonMinRate, std::exp2(-exponent));
+  o.max_attempts = 1 + (p >> 13) % 8;
+  RibbonBuildResult r;
+  try {
+    r = build_ribbon_filter(hashes, o);
+  } catch (const Error& e) {
+    FUZZ_CHECK(e.code() == ErrorCode::kLimitExceeded);
+    return std::nullopt;
+  }
+  const RibbonParams& rp = r.filter->params();
+  Built b;
+  b.header.kind = FilterKind::kRibbon;
+  b.header.variant = 0;
+  b.header.m = rp.slots;
+  b.header.k = rp.columns;
+  b.kind_params = rp.kind_params();
+  b.words.assign(r.filter->words().begin(), r.filter->words().end());
+  b.raw_bytes = b.words.size() * 8;
+  return b;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -94,9 +124,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const std::string& k : keys) hashes.push_back(hash_key(k, seed));
 
   Built b;
-  switch (kind % 2) {
+  switch (kind % 2 == 1 ? 1 : kind % 4) {
     case 1: {
       std::optional<Built> x = build_xor(kind_bytes, hashes);
+      if (!x) return 0;
+      b = std::move(*x);
+      break;
+    }
+    case 2: {
+      std::optional<Built> x = build_ribbon(kind_bytes, hashes);
       if (!x) return 0;
       b = std::move(*x);
       break;

@@ -47,8 +47,8 @@ complete_bash() {  # complete_bash WORD... : prints COMPREPLY, one per line, for
   bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
            _bloomtool; printf "%s\n" "${COMPREPLY[@]}"' complete_bash "$bash_script" "$@"
 }
-expect_eq "$(complete_bash bloomtool bu)" "build" "bloomtool bu<TAB>"
-expect_eq "$(complete_bash bloomtool x)" "xor-build" "bloomtool x<TAB>"
+expect_eq "$(complete_bash bloomtool bu)" "$(printf 'build\nbuild-static')" "bloomtool bu<TAB>"
+expect_eq "$(complete_bash bloomtool build-)" "build-static" "bloomtool build-<TAB>"
 expect_eq "$(complete_bash bloomtool build --var)" "--variant" "bloomtool build --var<TAB>"
 expect_eq "$(complete_bash bloomtool query --ab)" "--absent" "bloomtool query --ab<TAB>"
 expect_eq "$(complete_bash bloomtool --vers)" "--version" "bloomtool --vers<TAB>"

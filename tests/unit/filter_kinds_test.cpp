@@ -12,6 +12,7 @@
 #include "bloomtool/error.h"
 #include "filters/bloom.h"
 #include "filters/filter_kinds.h"
+#include "filters/ribbon_construct.h"
 #include "filters/xor_construct.h"
 #include "keys/hash.h"
 
@@ -92,13 +93,23 @@ TEST_CASE("every kind answers keys by its rule and the file's seed", "[kinds]") 
     CHECK(r.filter->bloom() == nullptr);
     check_answers_keys(*r.filter, members, others);
   }
+  {
+    std::vector<uint64_t> h = hashes_of(members, kSeed);
+    RibbonBuildOptions o;
+    o.rate = 0.01;
+    o.hash_seed = kSeed;
+    const RibbonBuildResult r = build_ribbon_filter(h, o);
+    CHECK(r.filter->bloom() == nullptr);
+    check_answers_keys(*r.filter, members, others);
+  }
 }
 
 TEST_CASE("the kind table makes every kind and refuses what it does not hold", "[kinds]") {
   std::vector<FilterKind> kinds;
   for (const FilterKindEntry& e : filter_kinds()) kinds.push_back(e.kind);
   CHECK(kinds ==
-        std::vector<FilterKind>{FilterKind::kBloom, FilterKind::kXor, FilterKind::kBinaryFuse});
+        std::vector<FilterKind>{FilterKind::kBloom, FilterKind::kXor, FilterKind::kBinaryFuse,
+                                   FilterKind::kRibbon});
   FilterHeader h;
   h.kind = FilterKind::kBloom;
   h.hash_id = kHashXxh3_64;

@@ -15,13 +15,13 @@ struct GoldenFile {
   std::string name;  // in testdata/golden/
   FilterKind kind;
   uint32_t variant;
-  uint64_t m;  // Bloom: bits; xor/fuse: fingerprint slots
-  uint32_t k;  // Bloom: hashes; xor/fuse: fingerprint bits
+  uint64_t m;  // Bloom: bits; xor/fuse: fingerprint slots; Ribbon: rows
+  uint32_t k;  // Bloom: hashes; xor/fuse: fingerprint bits; Ribbon: columns
   uint64_t header_bytes;
   std::string label;
   std::string normalisation;
   std::vector<uint64_t> kind_params;  // xor: block length, seed; fuse: segment length and count,
-                                      // slots, seed
+                                      // slots, seed; Ribbon: upper blocks, seed
   uint64_t payload_xxh3;              // XXH3-64 of the decompressed payload as little-endian bytes
 };
 
@@ -29,6 +29,7 @@ struct GoldenFile {
 // tools/make_golden.sh too.
 inline const std::vector<GoldenFile>& golden_files() {
   constexpr uint64_t kXorSeed = 0xe220a8397b1dcdafull;  // the mapping seed construction settled on
+  constexpr uint64_t kRibbonSeed = 0x7de53de772ea694cull;  // the same for the Ribbon files
   static const std::vector<GoldenFile> files = {
       {"v1-bloom-standard.bf",
        FilterKind::kBloom,
@@ -140,6 +141,26 @@ inline const std::vector<GoldenFile>& golden_files() {
        "",
        {32, 1, 96, kXorSeed},
        0x183b5521df752181ull},
+      {"v1.2-ribbon.bf",
+       FilterKind::kRibbon,
+       0,
+       192,
+       6,
+       233,
+       "golden-ribbon",
+       "",
+       {1, kRibbonSeed},
+       0xb1efdde3412dbe2cull},
+      {"v1.2-raw-ribbon.bf",
+       FilterKind::kRibbon,
+       0,
+       192,
+       9,
+       261,
+       "golden-ribbon-raw",
+       "",
+       {1, kRibbonSeed},
+       0xd3dfa1d55c23797full},
   };
   return files;
 }

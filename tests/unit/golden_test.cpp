@@ -28,7 +28,7 @@ std::vector<std::string> golden_keys() {
 
 }  // namespace
 
-TEST_CASE("golden v1 files (1.0 zstd, 1.1 raw) still read identically", "[golden]") {
+TEST_CASE("golden v1 files (1.0 zstd, 1.1 raw, 1.2 Ribbon) still read identically", "[golden]") {
   const std::vector<std::string> keys = golden_keys();
   REQUIRE(keys.size() == 40);
   for (const auto& g : golden_files()) {
@@ -36,9 +36,10 @@ TEST_CASE("golden v1 files (1.0 zstd, 1.1 raw) still read identically", "[golden
     const FilterFileContents c = read_filter_file(golden_path(g.name));
     const FilterHeader& h = c.header;
     // Raw golden files hold the same filters as their 1.0 namesakes (convert gives those back).
-    const bool raw = g.name.rfind("v1.1-raw-", 0) == 0;
+    const bool raw = g.name.find("-raw-") != std::string::npos;
+    const bool ribbon = g.kind == FilterKind::kRibbon;  // always 1.2
     CHECK(h.major == 1);
-    CHECK(h.minor == (raw ? 1 : 0));
+    CHECK(h.minor == (ribbon ? 2 : raw ? 1 : 0));
     CHECK(h.required_features == 0);
     CHECK(h.kind == g.kind);
     CHECK(h.variant == g.variant);

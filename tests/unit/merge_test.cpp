@@ -114,10 +114,10 @@ TEST_CASE("xor and binary fuse filters are refused, whichever file they are") {
     FilterHeader x = a;
     x.kind = kind;
     CHECK(merge_error(a, x) ==
-          "b.bf: cannot merge xor/binary fuse filters; rebuild from the keys with xor-build");
+          "b.bf: cannot merge xor/binary fuse filters; rebuild from the keys with build-static");
     CHECK_THROWS_WITH(
         check_mergeable(x, "a.bf", a, "b.bf"),
-        "a.bf: cannot merge xor/binary fuse filters; rebuild from the keys with xor-build");
+        "a.bf: cannot merge xor/binary fuse filters; rebuild from the keys with build-static");
   }
 }
 

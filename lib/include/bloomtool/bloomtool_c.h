@@ -57,7 +57,7 @@ typedef enum bloomtool_status {
  * UTF-8 owned by the handle: valid until bloomtool_close (bloomtool_shutdown keeps them). */
 typedef struct bloomtool_info {
   size_t size;                /* set by the caller: sizeof(bloomtool_info) */
-  const char* kind;           /* "bloom", "xor", "binary-fuse" */
+  const char* kind;           /* "bloom", "xor", "binary-fuse", "ribbon" */
   const char* variant;        /* Bloom: "standard" or "blocked"; otherwise "" */
   const char* format_version; /* "1.0", "1.1" */
   uint64_t m;                 /* Bloom: bits; xor / binary fuse: fingerprint slots */

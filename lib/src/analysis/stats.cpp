@@ -24,6 +24,7 @@
 #include "keys/hash.h"
 #include "model/index_model.h"
 #include "model/model.h"
+#include "model/ribbon_model.h"
 
 namespace bloomtool {
 
@@ -47,6 +48,15 @@ void fill_probe_key(uint64_t base, uint64_t i, char* out) {
 
 bool is_xor_kind(FilterKind kind) {
   return kind == FilterKind::kXor || kind == FilterKind::kBinaryFuse;
+}
+
+// A Ribbon header's parameters; kCorrupt when they are inconsistent (a loaded filter has passed
+// the same check).
+RibbonParams ribbon_header_params(const FilterHeader& header) {
+  RibbonParams p;
+  const std::string why = ribbon_params_from_file(header.k, header.m, header.kind_params, p);
+  if (!why.empty()) throw Error(ErrorCode::kCorrupt, "corrupt: " + why);
+  return p;
 }
 
 // Mean and standard deviation of the set bits of n keys with k independent uniform positions each
@@ -360,7 +370,7 @@ void add_bloom_fill(FilterStats& s, const FilterHeader& header, const BloomFill&
 
 void finish_stats(FilterStats& s, const FilterHeader& header) {
   const double n = static_cast<double>(s.distinct_keys);
-  if (is_xor_kind(header.kind)) s.filter_bits = header.m * header.k;
+  if (header.kind != FilterKind::kBloom) s.filter_bits = header_filter_bits(header);
   if (s.distinct_keys > 0) {
     s.bits_per_key = static_cast<double>(s.filter_bits) / n;
     if (s.model_fpr > 0.0) {
@@ -372,6 +382,12 @@ void finish_stats(FilterStats& s, const FilterHeader& header) {
 }
 
 }  // namespace
+
+uint64_t header_filter_bits(const FilterHeader& header) {
+  if (is_xor_kind(header.kind)) return header.m * header.k;
+  if (header.kind == FilterKind::kRibbon) return ribbon_header_params(header).solution_bits();
+  return header.m;
+}
 
 FillCheck check_fill(const FilterHeader& header, uint64_t set_bits, double n, double z) {
   const BloomModel bm = bloom_model(header.hash_id, static_cast<BloomVariant>(header.variant));

@@ -128,16 +128,21 @@ struct FillCheck {
 };
 FillCheck check_fill(const FilterHeader& header, uint64_t set_bits, double n, double z = kZ999);
 
+// The bits a filter spends on its keys: Bloom m; xor / binary fuse m slots times k bits; Ribbon
+// the solution (64 bits a column of each block). kCorrupt for inconsistent Ribbon parameters.
+uint64_t header_filter_bits(const FilterHeader& header);
+
 // Figures computed from a filter file's header and its filter. Values that do not apply to a
 // kind (the fill of an xor filter) are empty.
 struct FilterStats {
-  uint64_t filter_bits = 0;    // Bloom: m; xor / binary fuse: m slots times f bits
+  uint64_t filter_bits = 0;    // header_filter_bits
   uint64_t distinct_keys = 0;  // the header's distinct count: exact, or estimated at build time
   std::optional<uint64_t> set_bits;
   std::optional<double> fill;                // set_bits / m
   std::optional<double> distinct_from_fill;  // empty also when every bit is set
   std::optional<double> bits_per_key;        // filter_bits / distinct_keys; empty when 0 keys
-  double model_fpr = 0;  // the variant's model for distinct_keys; 2^-f for xor / binary fuse
+  // The variant's model for distinct_keys; 2^-f for xor / binary fuse; ribbon_model_rate.
+  double model_fpr = 0;
   std::optional<double> fill_fpr;
   std::optional<FillCheck> fill_check;      // Bloom: the set bits against distinct_keys
   bool below_min_size = false;              // standard Bloom with m < model::min_standard_bits(k)

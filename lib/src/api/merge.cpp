@@ -58,7 +58,14 @@ void check_kind(const FilterHeader& h, const std::string& path) {
   if (h.kind == FilterKind::kXor || h.kind == FilterKind::kBinaryFuse) {
     throw Error(
         ErrorCode::kInvalidArgument,
-        path + ": cannot merge xor/binary fuse filters; rebuild from the keys with xor-build");
+        path + ": cannot merge xor/binary fuse filters; rebuild from the keys with build-static");
+  }
+  if (h.kind == FilterKind::kRibbon) {
+    throw Error(ErrorCode::kInvalidArgument,
+                path +
+                    ": cannot merge Ribbon filters: a static filter solves for its own key "
+                    "set and is no union of others; rebuild from all the keys with "
+                    "build-static --kind ribbon");
   }
 }
 

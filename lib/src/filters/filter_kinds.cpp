@@ -4,6 +4,7 @@
 #include "bloomtool/error.h"
 #include "filters/bloom.h"
 #include "filters/key_rule.h"
+#include "filters/ribbon.h"
 #include "filters/xor_filter.h"
 #include "keys/hash.h"
 #include "model/index_model.h"
@@ -98,10 +99,46 @@ double xor_model_fpr(const FilterHeader& h, double) {
   return model::xor_fpr(h.k);
 }
 
+// Ribbon: the xxh3 rule; the structure of ribbon.h, the model of model/ribbon_model.h.
+RibbonParams ribbon_params(const FilterHeader& h, const std::string& path) {
+  if (h.variant != 0) kind_unsupported(path, "ribbon variant " + std::to_string(h.variant));
+  RibbonParams p;
+  const std::string why = ribbon_params_from_file(h.k, h.m, h.kind_params, p);
+  if (!why.empty()) kind_corrupt(path, why);
+  if (h.payload_raw_bytes != ribbon_payload_words(p) * 8) {
+    kind_corrupt(path, "payload length " + std::to_string(h.payload_raw_bytes) +
+                           " does not match " + std::to_string(h.m) + " rows of " +
+                           std::to_string(h.k) + " columns");
+  }
+  return p;
+}
+
+void check_ribbon(const FilterHeader& h, const std::string& path) {
+  ribbon_params(h, path);
+}
+
+std::unique_ptr<Filter> make_ribbon(const FilterHeader& h, WordBuffer payload,
+                                    const std::string& path) {
+  const RibbonParams p = ribbon_params(h, path);
+  try {
+    return std::make_unique<RibbonFilter>(p, std::move(payload), h.seed);
+  } catch (const Error& e) {
+    kind_corrupt(path, e.what());
+  }
+}
+
+double ribbon_model_fpr(const FilterHeader& h, double) {
+  // n does not enter either: each start's block decides how many fingerprint bits are compared.
+  RibbonParams p;
+  if (!ribbon_params_from_file(h.k, h.m, h.kind_params, p).empty()) return 1.0;
+  return ribbon_model_rate(p);
+}
+
 constexpr FilterKindEntry kKinds[] = {
     {FilterKind::kBloom, check_bloom, make_bloom, bloom_model_fpr},
     {FilterKind::kXor, check_xor, make_xor, xor_model_fpr},
     {FilterKind::kBinaryFuse, check_xor, make_xor, xor_model_fpr},
+    {FilterKind::kRibbon, check_ribbon, make_ribbon, ribbon_model_fpr},
 };
 
 }  // namespace

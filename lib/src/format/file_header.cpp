@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <xxhash.h>
 
+#include <algorithm>
 #include <cstring>
 #include <type_traits>
 
@@ -51,7 +52,7 @@ void check_features(const FilterHeader& h, const std::string& path) {
 
 void check_kind(const FilterHeader& h, const std::string& path) {
   const auto kind = static_cast<uint32_t>(h.kind);
-  if (kind < 1 || kind > 3) {
+  if (kind < 1 || kind > 4) {
     throw Error(ErrorCode::kUnsupported,
                 path + ": unsupported: filter kind " + std::to_string(kind));
   }
@@ -223,6 +224,8 @@ const char* filter_kind_name(FilterKind kind) noexcept {
       return "xor";
     case FilterKind::kBinaryFuse:
       return "binary-fuse";
+    case FilterKind::kRibbon:
+      return "ribbon";
   }
   return "unknown";
 }
@@ -267,6 +270,7 @@ std::vector<uint8_t> serialize_filter_header(FilterHeader& h) {
   // A peer's hash scheme is a 1.1 feature; every other file stays 1.0, byte for byte.
   if (h.hash_id >= kHashGuavaMitz64 && h.hash_id <= kHashDcsoFnv1 && h.minor < kFormatMinorLatest)
     h.minor = kFormatMinorLatest;
+  if (h.kind == FilterKind::kRibbon) h.minor = std::max(h.minor, kFormatMinorRibbon);
   if (h.codec == PayloadCodec::kRawChunked) {
     uint8_t v[kRawLayoutFieldBytes];
     le::store<uint64_t>(v, h.raw_chunk_bytes);

@@ -19,10 +19,12 @@ inline constexpr uint16_t kFormatMajor = 1;
 // as 1.0, byte for byte; the others as 1.1. Readers accept any minor of major 1.
 inline constexpr uint16_t kFormatMinor = 0;
 inline constexpr uint16_t kFormatMinorLatest = 1;
+// Ribbon filters (kind 4) are written as 1.2, whatever else they use; no other file is.
+inline constexpr uint16_t kFormatMinorRibbon = 2;
 inline constexpr size_t kFixedHeaderBytes = 128;
 inline constexpr size_t kMaxHeaderBytes = 64 * 1024;
 
-enum class FilterKind : uint32_t { kBloom = 1, kXor = 2, kBinaryFuse = 3 };
+enum class FilterKind : uint32_t { kBloom = 1, kXor = 2, kBinaryFuse = 3, kRibbon = 4 };
 const char* filter_kind_name(FilterKind kind) noexcept;
 
 enum class PayloadCodec : uint32_t {

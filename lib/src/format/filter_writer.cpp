@@ -57,7 +57,7 @@ void reserve_signature(FilterHeader& header, const WriteOptions& options) {
   SignatureField field;
   field.key_id = options.signing_key->id();
   header.signature = field;
-  header.minor = kFormatMinorLatest;
+  header.minor = std::max(header.minor, kFormatMinorLatest);
 }
 
 // Signs a finished file: `head` is its complete header as written (field 9 present, signature and

@@ -14,6 +14,7 @@
 #include "bloomtool/error.h"
 #include "model/index_model.h"
 #include "model/model.h"
+#include "model/ribbon_model.h"
 
 namespace bloomtool {
 
@@ -60,6 +61,25 @@ constexpr XorKind kXorKinds[] = {{"xor8", "xor 8-bit", false, 8},
 uint64_t xor_bits(const XorKind& x, uint64_t n) {
   const uint64_t slots = x.fuse ? model::fuse_geometry(n).array_length : model::xor_slots(n);
   return slots * x.f;
+}
+
+// Ribbon rows: the geometry build-static sizes with, for any p in [2^-30, 1/2] (a larger p is
+// served by the filter for 1/2). Empty for smaller p, or when the solution would reach 2^63 bits.
+std::optional<RibbonParams> ribbon_row_geometry(uint64_t n, double p) {
+  p = std::min(p, kRibbonMaxRate);
+  if (p < kRibbonMinRate) return std::nullopt;
+  if (static_cast<double>(n) * (std::floor(-std::log2(p)) + 1) * 1.2 > 0x1p63) return std::nullopt;
+  return ribbon_geometry(n, p);
+}
+
+void add_ribbon_row(std::vector<SizeRow>& rows, uint64_t n, const std::optional<RibbonParams>& g) {
+  if (!g) {
+    rows.push_back(make_row("ribbon", "Ribbon", n, 0, 0.0));
+    rows.back().bits_per_key.reset();
+    rows.back().unreachable = true;
+    return;
+  }
+  rows.push_back(make_row("ribbon", "Ribbon", n, g->solution_bits(), ribbon_model_rate(*g)));
 }
 
 // Largest n in [0, hi] with ok(n), for a predicate that holds up to some n and fails after it.
@@ -124,6 +144,8 @@ std::vector<SizeRow> from_n_p(uint64_t n, double p, const SizeQuery& q) {
     rows.back().meets_p = model::xor_fpr(x.f) <= p;
   }
 
+  add_ribbon_row(rows, n, ribbon_row_geometry(n, p));
+
   const double lb = std::ceil(model::lower_bound_bits(nd, p));
   if (!(lb < kTwo64)) too_large(n_at_p(n, p, "lower-bound"));
   rows.push_back(make_row("lower_bound", "lower bound", n, static_cast<uint64_t>(lb), p));
@@ -151,6 +173,15 @@ std::vector<SizeRow> from_n_m(uint64_t n, uint64_t m, const SizeQuery& q) {
     rows.push_back(make_row(x.name, x.title, n, xor_bits(x, n), model::xor_fpr(x.f)));
     rows.back().fingerprint_bits = x.f;
   }
+
+  // Ribbon: the smallest rate (a whole 64th of a bit of log2(1/p) at a time) that fits in m.
+  std::optional<RibbonParams> best;
+  for (int step = 64; step <= 30 * 64; ++step) {
+    const auto g = ribbon_row_geometry(n, std::exp2(-step / 64.0));
+    if (!g || g->solution_bits() > m) break;
+    best = g;
+  }
+  add_ribbon_row(rows, n, best);
 
   rows.push_back(make_row("lower_bound", "lower bound", n, m, std::exp2(-md / nd)));
   return rows;
@@ -203,6 +234,16 @@ std::vector<SizeRow> from_p_m(double p, uint64_t m, const SizeQuery& q) {
     rows.push_back(make_row(x.name, x.title, n, xor_bits(x, n), model::xor_fpr(x.f)));
     rows.back().fingerprint_bits = x.f;
     rows.back().meets_p = model::xor_fpr(x.f) <= p;
+  }
+
+  if (ribbon_row_geometry(1, p)) {
+    const uint64_t n = largest_ok(std::min<uint64_t>(m, kMaxSizeKeys), [&](uint64_t n) {
+      const auto g = ribbon_row_geometry(n, p);
+      return g && g->solution_bits() <= m;
+    });
+    add_ribbon_row(rows, n, ribbon_row_geometry(n, p));
+  } else {
+    add_ribbon_row(rows, 0, std::nullopt);
   }
 
   rows.push_back(make_row("lower_bound", "lower bound", n_lb, m, p));

@@ -19,7 +19,8 @@ struct SizeQuery {
 };
 
 struct SizeRow {
-  std::string name;   // "standard", "blocked", "xor8", "xor16", "fuse8", "fuse16", "lower_bound"
+  // "standard", "blocked", "xor8", "xor16", "fuse8", "fuse16", "ribbon", "lower_bound"
+  std::string name;
   std::string title;  // "standard Bloom", "binary fuse 8-bit", ...
   uint64_t keys = 0;  // n as given, or the capacity for the given p and m
   uint64_t bits = 0;

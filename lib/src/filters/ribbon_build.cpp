@@ -1,0 +1,61 @@
+// Ribbon filters from a key stream: each thread appends its batches' hashes to its own mapped
+// buffer (together the same set, in an order that does not change the filter); the buffers go to
+// build_ribbon_filter as they are, which runs its grouping on as many threads as the stream.
+#include <algorithm>
+
+#include "base/word_buffer.h"
+#include "filters/ribbon_build.h"
+
+namespace bloomtool {
+
+namespace {
+
+// Appends n hashes to buf, which holds `used` of them; the buffer doubles by moving pages.
+void append(WordBuffer& buf, size_t& used, const uint64_t* h, size_t n) {
+  if (used + n > buf.size())
+    buf.resize(std::max<size_t>({2 * buf.size(), used + n, size_t{1} << 18}));
+  std::copy(h, h + n, buf.data() + used);
+  used += n;
+}
+
+}  // namespace
+
+uint64_t RibbonBuild::write(const std::string& path, const WriteOptions& options) {
+  const RibbonFilter& f = *built.filter;
+  return write_filter_file(path, header, f.words(), f.words().size() * 8, options);
+}
+
+RibbonBuild build_ribbon(KeyStream& keys, const RibbonBuildOptions& options,
+                         const BuildProvenance& provenance) {
+  return build_ribbon(hashed_keys(keys), options, provenance);
+}
+
+RibbonBuild build_ribbon(const HashedKeys& keys, const RibbonBuildOptions& options,
+                         const BuildProvenance& provenance) {
+  // The rate is checked before any key is read.
+  (void)ribbon_params_for(0, options.rate);
+  RibbonBuild r;
+  const unsigned threads = keys.threads;
+  std::vector<WordBuffer> parts(threads);
+  std::vector<size_t> used(threads, 0);
+  r.input = keys.for_each([&](const HashedBatch& b) {
+    append(parts[b.thread], used[b.thread], b.hashes.data(), b.hashes.size());
+  });
+  RibbonBuildOptions o = options;
+  o.threads = threads;
+  o.hash_seed = keys.seed;
+  r.built = build_ribbon_filter(parts, used, o);
+  parts.clear();
+  const RibbonParams& p = r.built.filter->params();
+  BuildFacts facts;
+  facts.kind = FilterKind::kRibbon;
+  facts.seed = keys.seed;
+  facts.m = p.slots;
+  facts.k = p.columns;
+  facts.kind_params = p.kind_params();
+  facts.distinct = r.built.distinct;
+  r.header = make_filter_header(facts, r.input, *keys.input, provenance);
+  return r;
+}
+
+}  // namespace bloomtool
