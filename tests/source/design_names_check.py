@@ -33,11 +33,16 @@ for f in files:
 dirs |= {d + "/" for d in dirs}
 
 def exists_path(token):
+    """A path from the top, or the tail of one (keys/hash.cpp for lib/src/keys/hash.cpp); a
+    generated file by its template (version.h for version.h.in); a pattern such as
+    tests/cli/*.sh or filters/<kind>.h by what precedes the wildcard."""
     token = token.rstrip("/")
-    if "*" in token or "<" in token:  # a pattern such as tests/cli/*.sh or cmd_<verb>.cpp
+    names = files | dirs
+    if "*" in token or "<" in token:
         prefix = re.split(r"[*<]", token)[0]
-        return any(f.startswith(prefix) for f in files | basenames)
-    return token in files or token in dirs or token + "/" in dirs or token in basenames
+        return any(f.startswith(prefix) or ("/" + prefix) in f for f in names | basenames)
+    return any(f == token or f.endswith("/" + token) or f == token + ".in" or
+               f.endswith("/" + token + ".in") for f in names)
 
 bad = []
 for lineno, line in enumerate(open(doc, encoding="utf-8"), 1):
