@@ -65,11 +65,12 @@ Sequential read_range(const LineRange& range, const InputOptions& options) {
   return s;
 }
 
-// The number of the first key of each batch a KeyReader hands out for `path` (batches are not
-// all full: the first one of a file can be cut short by the first read).
+// The number of the first key of each batch that run_batch_pipeline's reader (lending its
+// buffers, batches of up to kBatchSize keys) hands out for `path`.
 std::vector<uint64_t> batch_firsts(const std::string& path) {
   std::vector<uint64_t> firsts;
   KeyReader reader({path}, InputOptions{});
+  reader.lend_buffers(KeyBatch::kBatchSize, 1);
   KeyBatch batch;
   while (reader.next(batch)) firsts.push_back(key_number(batch.keys.front()));
   return firsts;

@@ -11,8 +11,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "keys/hash_sort.h"
 #include "filters/parallel_insert.h"
+#include "keys/hash_sort.h"
 
 namespace bloomtool {
 
@@ -83,7 +83,7 @@ BloomBuild build_bloom(KeyStream& keys, const BloomPlan& plan, const BuildProven
   if (streaming) {
     const model::BloomSize s = bloom_size_for(plan, plan.capacity.value_or(1));
     r.filter = new_filter(s, plan.variant);
-    ParallelInserter inserter(*r.filter, threads, kMaxPrivateCopyBytes);
+    ParallelInserter inserter(*r.filter, keys.consume_threads(), kMaxPrivateCopyBytes);
     r.input = keys.for_each([&](const HashedBatch& b) { inserter.add(b.hashes, b.thread); });
     const double x = static_cast<double>(inserter.finish());
     const double m = static_cast<double>(r.filter->bits());
