@@ -273,7 +273,9 @@ bool KeyReader::open_next_input() {
     name_ = path == "-" ? "<stdin>" : path;
     source_ = open_byte_source(path, name_, decompress_ahead_);
   }
-  if (!chunk_) chunk_ = take_chunk((memory_ ? kMemoryFirstBlock : kReadBlock) + kJsonPadding);
+  // The next input starts at the front of a buffer: not one that batches still hold.
+  if (!chunk_ || chunk_.use_count() > 2)
+    chunk_ = take_chunk((memory_ ? kMemoryFirstBlock : kReadBlock) + kJsonPadding);
   begin_ = end_ = 0;
   eof_ = false;
   at_input_start_ = !range_ || range_->begin == 0;  // a byte-order mark can only start a file
@@ -294,11 +296,7 @@ std::shared_ptr<std::vector<char>> KeyReader::take_chunk(size_t size) {
       break;
     }
   }
-  if (!chunk) {
-    // Buffers that no batch holds any more and that are not needed now go.
-    std::erase_if(chunks_, [&](const auto& c) { return c.use_count() == 1 && c != chunk_; });
-    chunk = chunks_.emplace_back(std::make_shared<std::vector<char>>());
-  }
+  if (!chunk) chunk = chunks_.emplace_back(std::make_shared<std::vector<char>>());
   chunk->resize(size);
   return chunk;
 }
@@ -318,7 +316,7 @@ bool KeyReader::fill() {
     const uint64_t twice = uint64_t{size} * 2;
     size = static_cast<size_t>(twice > cap / 2 ? cap : twice);
   }
-  if (chunk_.use_count() > 1) {
+  if (chunk_.use_count() > 2) {  // held by a batch besides chunk_ and chunks_
     if (size != buf->size() ||
         buf->size() - kJsonPadding - end_ < (buf->size() - kJsonPadding) / 4) {
       std::shared_ptr<std::vector<char>> fresh = take_chunk(size);
@@ -377,6 +375,9 @@ bool KeyReader::next_records(KeyBatch& batch) {
       line_end = static_cast<size_t>(static_cast<const char*>(nl) - base);
     } else if (eof_) {
       if (begin_ == end_) {
+        // The next input starts at the front of a buffer: one this batch does not point into.
+        if (lend_ && !batch.records.empty() && (batch.hold.empty() || batch.hold.back() != chunk_))
+          batch.hold.push_back(chunk_);
         raw_done_ += source_->raw_bytes_read();
         source_.reset();
         continue;

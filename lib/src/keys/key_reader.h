@@ -73,7 +73,8 @@ struct KeyBatch {
   std::vector<std::string_view> keys;
   // The whole input record each key came from (the line, without its line ending).
   std::vector<std::string_view> records;
-  // Storage for keys that are not a slice of their record (unescaped, normalised).
+  // Storage for keys that are not a slice of their record (unescaped, normalised). Views into it
+  // do not survive moving the batch (a short string lives inside it).
   std::string arena;
   // The read buffers the views point into, when the reader lends them (KeyReader::lend_buffers):
   // the batch then stays valid after the next call to next() with another batch.
@@ -192,7 +193,8 @@ class KeyReader {
   // The read buffer: shared with the batches that hold it (lend_buffers), and then never moved
   // or compacted; a fresh one (from chunks_, once no batch holds it) takes over instead.
   std::shared_ptr<std::vector<char>> chunk_;
-  std::vector<std::shared_ptr<std::vector<char>>> chunks_;  // every buffer made, for reuse
+  // Every buffer made (chunk_ among them), for reuse once no batch holds it.
+  std::vector<std::shared_ptr<std::vector<char>>> chunks_;
   std::shared_ptr<std::vector<char>> take_chunk(size_t size);
   bool lend_ = false;
   bool decompress_ahead_ = false;
