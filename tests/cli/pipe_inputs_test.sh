@@ -131,4 +131,23 @@ for c in "badcrc.gz:gzip: incorrect data check \(compressed byte [0-9]+\)" \
   done
 done
 
+# A run that stops early while the writer of a compressed stream keeps the pipe open and idle
+# ends at once: the decompressing thread's wait for input is cancelled (timeout turns a hang into
+# exit 124).
+printf 'short\n%s\nmore\n' "$(printf '%0100d' 0)" >longline.txt
+zstd -q -c longline.txt >longline.zst
+gzip -c longline.txt >longline.gz
+mkfifo idle
+for file in longline.zst longline.gz; do
+  timeout 10 "$BT" build -q --threads 2 --max-key-bytes 8 -o x.bf <idle 2>err &
+  bt=$!
+  exec 7>idle
+  cat $file >&7
+  wait $bt
+  rc=$?
+  exec 7>&-
+  expect_eq "$rc $(cat err)" \
+    "2 bloomtool: <stdin>: line 2: key longer than the maximum key length (8 bytes)" \
+    "$file from an idle writer: the error at once"
+done
 finish
