@@ -12,8 +12,8 @@
 #include <cstring>
 #include <vector>
 
-#include "base/run_threads.h"
 #include "base/word_buffer.h"
+#include "base/run_threads.h"
 
 namespace bloomtool {
 

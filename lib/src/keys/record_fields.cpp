@@ -74,8 +74,8 @@ bool is_json_space(char c) noexcept {
 }
 
 std::string column_count_reason(uint32_t have, uint32_t column) {
-  return "only " + std::to_string(have) + (have == 1 ? " column" : " columns") +
-         " (the key is in column " + std::to_string(column) + ")";
+  return "only " + std::to_string(have) + (have == 1 ? " column" : " columns") + " (the key is in column " +
+         std::to_string(column) + ")";
 }
 
 }  // namespace
