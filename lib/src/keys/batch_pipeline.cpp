@@ -96,7 +96,8 @@ void run_batch_pipeline(KeyReader& reader, unsigned threads,
       work, consume,
       [&](WorkBatch& b) {
         if (backlog) backlog(b);
-      });
+      },
+      [&] { return reader.input_ready(); });
 }
 
 InputStats run_range_pipeline(const std::vector<std::string>& inputs,

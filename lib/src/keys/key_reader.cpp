@@ -340,6 +340,13 @@ bool KeyReader::fill() {
   return r != 0;
 }
 
+bool KeyReader::input_ready() const {
+  if (!source_ || eof_) return true;
+  if (begin_ < end_ && std::memchr(chunk_->data() + begin_, '\n', end_ - begin_) != nullptr)
+    return true;
+  return source_->ready();
+}
+
 void KeyReader::lend_buffers(size_t batch_keys, size_t batch_bytes) {
   lend_ = true;
   batch_keys_ = std::max<size_t>(batch_keys, 1);

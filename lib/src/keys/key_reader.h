@@ -155,6 +155,9 @@ class KeyReader {
   // must be cleared or destroyed on the thread that calls next().
   void lend_buffers(size_t batch_keys, size_t batch_bytes);
   bool lends_buffers() const noexcept { return lend_; }
+  // Whether next() can hand out keys without waiting for input (a pipe's writer): a whole line
+  // is buffered, or the input has bytes ready or has ended.
+  bool input_ready() const;
   // Decompresses a zstd or gzip input on a thread of its own, ahead of the reading thread (set
   // before the first next()).
   void decompress_ahead(bool on) noexcept { decompress_ahead_ = on; }

@@ -48,8 +48,15 @@ class OrderedWorkQueue {
   // produced before it are still waiting for a worker: the producer can take a share of the work
   // on itself when the workers are behind. An exception from any step stops the workers and
   // propagates from run(); stopping() tells a long `work` that it may give up.
+  // `ready()`, if given, says whether `produce` can fill an item without waiting for input (a
+  // pipe's writer): when it cannot, every item produced so far is first worked on and consumed,
+  // so that output does not wait for input that may be long in coming.
   template <typename Produce, typename Work, typename Consume, typename Backlog>
   void run(Produce&& produce, Work&& work, Consume&& consume, Backlog&& backlog) {
+    run(produce, work, consume, backlog, [] { return true; });
+  }
+  template <typename Produce, typename Work, typename Consume, typename Backlog, typename Ready>
+  void run(Produce&& produce, Work&& work, Consume&& consume, Backlog&& backlog, Ready&& ready) {
     if (workers_ == 0) {
       Item& item = ring_[0];
       while (produce(item)) {
@@ -65,7 +72,7 @@ class OrderedWorkQueue {
           detail::block_termination_signals();
           work_loop(work, w);
         }));
-      produce_loop(produce, consume, backlog);
+      produce_loop(produce, consume, backlog, ready);
     } catch (...) {
       halt(pool);
       throw;
@@ -147,13 +154,15 @@ class OrderedWorkQueue {
     return consume(ring_[slot]);
   }
 
-  template <typename Produce, typename Consume, typename Backlog>
-  void produce_loop(Produce& produce, Consume& consume, Backlog& backlog) {
+  template <typename Produce, typename Consume, typename Backlog, typename Ready>
+  void produce_loop(Produce& produce, Consume& consume, Backlog& backlog, Ready& ready) {
     const uint64_t cap = ring_.size();
     for (;;) {
-      // Consume what is done at the head; wait for it only when every slot is in use.
+      // Consume what is done at the head; wait for it only when every slot is in use, or when
+      // the next item would wait for input.
       for (bool ok = true; ok && consumed_ < put_;) {
-        if (!consume_oldest(consume, put_ - consumed_ >= cap, ok)) return;
+        const bool wait = put_ - consumed_ >= cap || !ready();
+        if (!consume_oldest(consume, wait, ok)) return;
       }
       if (stopping()) return;
       Item& item = ring_[static_cast<size_t>(put_ % cap)];
