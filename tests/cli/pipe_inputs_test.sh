@@ -98,4 +98,56 @@ for c in "half.zst:truncated zstd stream \(ends inside a frame, at compressed by
   expect_rc 2 "cat $file | query --absent"
   expect_match "$ERR" "<stdin>: $want" "cat $file | query --absent: names stdin and the byte"
 done
+
+# Multi-member gzip and multi-frame zstd through a pipe; a bad CRC through a pipe; xz and bzip2
+# through a pipe refused by name.
+{ head -50000 keys.txt | gzip -c; tail -n +50001 keys.txt | gzip -1 -c; } >multi.gz
+{ head -50000 keys.txt | zstd -q -c; tail -n +50001 keys.txt | zstd -q -c; } >multi.zst
+"$BT" build -q --created 1700000000 -n 100000 -o want.bf keys.txt || fail "setup want.bf"
+for file in multi.gz multi.zst; do
+  for t in 1 2; do
+    CHECKS=$((CHECKS + 1))
+    cat $file | "$BT" build -q --created 1700000000 -n 100000 --threads $t -o got.bf 2>err ||
+      fail "cat $file | build --threads $t: $(cat err)"
+    cmp -s got.bf want.bf || fail "cat $file | build --threads $t differs from the file"
+  done
+done
+cp keys.gz badcrc.gz
+gsize=$(stat -c %s keys.gz)
+printf '\x00\x00\x00\x00' | dd of=badcrc.gz bs=1 seek=$((gsize - 8)) conv=notrunc status=none
+xz -c keys.txt >keys.xz
+bzip2 -c keys.txt >keys.bz2
+for c in "badcrc.gz:gzip: incorrect data check \(compressed byte [0-9]+\)" \
+  "keys.xz:xz-compressed, which bloomtool does not read .*'xz -dc'" \
+  "keys.bz2:bzip2-compressed, which bloomtool does not read .*'bzip2 -dc'"; do
+  file=${c%%:*}
+  want=${c#*:}
+  for t in 1 2; do
+    run bash -c "cat $file | '$BT' build -q --threads $t -o ref.bf"
+    expect_rc 2 "cat $file | build --threads $t"
+    expect_one_error_line "cat $file | build --threads $t"
+    expect_match "$ERR" "^bloomtool: <stdin>: $want" "cat $file | build --threads $t: the reason"
+    expect_same_file ref.bf old.orig "cat $file | build --threads $t: old output untouched"
+  done
+done
+
+# A run that stops early while the writer of a compressed stream keeps the pipe open and idle
+# ends at once: the decompressing thread's wait for input is cancelled (timeout turns a hang into
+# exit 124).
+printf 'short\n%s\nmore\n' "$(printf '%0100d' 0)" >longline.txt
+zstd -q -c longline.txt >longline.zst
+gzip -c longline.txt >longline.gz
+mkfifo idle
+for file in longline.zst longline.gz; do
+  timeout 10 "$BT" build -q --threads 2 --max-key-bytes 8 -o x.bf <idle 2>err &
+  bt=$!
+  exec 7>idle
+  cat $file >&7
+  wait $bt
+  rc=$?
+  exec 7>&-
+  expect_eq "$rc $(cat err)" \
+    "2 bloomtool: <stdin>: line 2: key longer than the maximum key length (8 bytes)" \
+    "$file from an idle writer: the error at once"
+done
 finish

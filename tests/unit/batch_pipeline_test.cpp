@@ -11,6 +11,8 @@
 #include <thread>
 #include <vector>
 
+#include <unistd.h>
+
 #include "bloomtool/error.h"
 #include "keys/hash.h"
 #include "keys/key_reader.h"
@@ -65,11 +67,12 @@ Sequential read_range(const LineRange& range, const InputOptions& options) {
   return s;
 }
 
-// The number of the first key of each batch a KeyReader hands out for `path` (batches are not
-// all full: the first one of a file can be cut short by the first read).
+// The number of the first key of each batch that run_batch_pipeline's reader (lending its
+// buffers, batches of up to kBatchSize keys) hands out for `path`.
 std::vector<uint64_t> batch_firsts(const std::string& path) {
   std::vector<uint64_t> firsts;
   KeyReader reader({path}, InputOptions{});
+  reader.lend_buffers(KeyBatch::kBatchSize, 1);
   KeyBatch batch;
   while (reader.next(batch)) firsts.push_back(key_number(batch.keys.front()));
   return firsts;
@@ -299,6 +302,58 @@ TEST_CASE("batch pipeline: a reader error propagates after the batches before it
     // consumed in order.
     CHECK(seen.size() <= 20000);
     CHECK(std::equal(seen.begin(), seen.end(), want.keys.begin()));
+  }
+}
+
+TEST_CASE("batch pipeline: a pipe's keys are handed on before its writer writes more",
+          "[pipeline]") {
+  // The writer writes one key and then waits for it to be consumed before writing the rest: a
+  // reader that gathered keys until more input came would wait for ever (the watchdog then
+  // writes the rest, and the first batch holds every key).
+  for (const unsigned threads : {1u, 2u}) {
+    CAPTURE(threads);
+    int fds[2];
+    REQUIRE(::pipe(fds) == 0);
+    REQUIRE(::write(fds[1], "k0\n", 3) == 3);
+    std::mutex mu;
+    bool rest_written = false;
+    auto write_rest = [&] {
+      std::lock_guard<std::mutex> lock(mu);
+      if (rest_written) return;
+      rest_written = true;
+      const std::string rest = numbered_lines(1, 50000);
+      for (size_t at = 0; at < rest.size();) {
+        const ssize_t w = ::write(fds[1], rest.data() + at, rest.size() - at);
+        if (w <= 0) break;
+        at += static_cast<size_t>(w);
+      }
+      ::close(fds[1]);
+    };
+    std::atomic<bool> done{false};
+    std::thread watchdog([&] {
+      for (int i = 0; i < 1000 && !done; ++i) sleep_ms(10);
+      write_rest();
+    });
+    KeyReader reader({"/dev/fd/" + std::to_string(fds[0])}, InputOptions{});
+    reader.lend_buffers(32768, size_t{2} << 20);
+    std::vector<size_t> sizes;
+    uint64_t keys = 0;
+    std::thread writer;
+    run_batch_pipeline(
+        reader, threads, [](WorkBatch&, unsigned) {},
+        [&](WorkBatch& b) {
+          sizes.push_back(b.keys.size());
+          keys += b.keys.size();
+          if (sizes.size() == 1) writer = std::thread(write_rest);
+          return true;
+        });
+    done = true;
+    watchdog.join();
+    if (writer.joinable()) writer.join();
+    ::close(fds[0]);
+    REQUIRE_FALSE(sizes.empty());
+    CHECK(sizes.front() == 1);
+    CHECK(keys == 50001);
   }
 }
 

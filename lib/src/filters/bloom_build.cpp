@@ -89,7 +89,7 @@ BloomBuild build_bloom(const HashedKeys& keys, const BloomPlan& plan,
   if (streaming) {
     const model::BloomSize s = bloom_size_for(plan, plan.capacity.value_or(1));
     r.filter = new_filter(s, plan.variant, keys.seed);
-    ParallelInserter inserter(*r.filter, threads, kMaxPrivateCopyBytes);
+    ParallelInserter inserter(*r.filter, keys.consumers(), kMaxPrivateCopyBytes);
     r.input = keys.for_each([&](const HashedBatch& b) { inserter.add(b.hashes, b.thread); });
     const double x = static_cast<double>(inserter.finish());
     const double m = static_cast<double>(r.filter->bits());

@@ -17,6 +17,11 @@ struct HashedKeys {
   // Hands every batch to `consume`, concurrently on up to `threads` threads, and returns the
   // statistics of what was read.
   std::function<InputStats(const std::function<void(const HashedBatch&)>&)> for_each;
+  // The thread indices batches really use, when fewer than `threads` (KeyStream::consume_threads:
+  // one reader feeding the others); 0: all of them. Per-thread state sized for this many is the
+  // fastest.
+  unsigned consume_threads = 0;
+  unsigned consumers() const noexcept { return consume_threads != 0 ? consume_threads : threads; }
 };
 
 // The batches of `keys` (which must outlive the result).
@@ -24,7 +29,8 @@ inline HashedKeys hashed_keys(KeyStream& keys) {
   return {keys.threads(), keys.seed(), &keys.input_options(),
           [&keys](const std::function<void(const HashedBatch&)>& consume) {
             return keys.for_each(consume);
-          }};
+          },
+          keys.consume_threads()};
 }
 
 }  // namespace bloomtool

@@ -1,12 +1,10 @@
-// Ordered parallel batch processing. A bounded ring of 2·T in-flight batches keeps memory
-// constant: the reader blocks when the ring is full until the oldest batch is done and consumed.
-// Each batch copies its records (and any key that is not a substring of its record) into one
-// owned string, so workers never touch the reader's buffer.
+// The parallel pipelines over one bounded ordered work queue (keys/work_queue.h): one reader
+// lending its buffers to the workers (no copy of the keys), or ranges of files read by the
+// workers themselves.
 #include "keys/batch_pipeline.h"
 
+#include <algorithm>
 #include <atomic>
-#include <condition_variable>
-#include <deque>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -14,8 +12,9 @@
 #include <system_error>
 #include <thread>
 
-#include "bloomtool/error.h"
 #include "base/run_threads.h"
+#include "bloomtool/error.h"
+#include "keys/work_queue.h"
 
 namespace bloomtool {
 
@@ -32,40 +31,6 @@ std::thread start_thread(F&& f, unsigned wanted) {
                                                e.code().message() + " (fewer threads may work)");
   }
 }
-
-void copy_into(const KeyBatch& in, WorkBatch& out) {
-  size_t bytes = 0;
-  for (size_t i = 0; i < in.records.size(); ++i) {
-    bytes += in.records[i].size();
-    const auto& k = in.keys[i];
-    const auto& r = in.records[i];
-    if (!(k.data() >= r.data() && k.data() + k.size() <= r.data() + r.size())) bytes += k.size();
-  }
-  out.storage.clear();
-  out.storage.reserve(bytes);
-  out.keys.resize(in.keys.size());
-  out.records.resize(in.records.size());
-  // Offsets first (storage may not move once views exist: it was reserved, so it does not).
-  for (size_t i = 0; i < in.records.size(); ++i) {
-    const auto& r = in.records[i];
-    const auto& k = in.keys[i];
-    const size_t at = out.storage.size();
-    out.storage.append(r);
-    out.records[i] = std::string_view(out.storage.data() + at, r.size());
-    if (k.data() >= r.data() && k.data() + k.size() <= r.data() + r.size()) {
-      out.keys[i] = std::string_view(out.storage.data() + at + (k.data() - r.data()), k.size());
-    } else {
-      const size_t kat = out.storage.size();
-      out.storage.append(k);
-      out.keys[i] = std::string_view(out.storage.data() + kat, k.size());
-    }
-  }
-}
-
-struct Slot {
-  WorkBatch batch;
-  bool done = false;
-};
 
 void add_stats(InputStats& total, const InputStats& s) noexcept {
   total.lines += s.lines;
@@ -106,133 +71,33 @@ unsigned default_thread_count() noexcept {
   return n == 0 ? 1 : n;
 }
 
+unsigned batch_pipeline_workers(unsigned threads) noexcept {
+  return threads <= 1 ? 1 : threads - 1;
+}
+
 void run_batch_pipeline(KeyReader& reader, unsigned threads,
                         const std::function<void(WorkBatch&, unsigned)>& work,
-                        const std::function<bool(WorkBatch&)>& consume) {
-  KeyBatch in;
-  if (threads <= 1) {
-    WorkBatch wb;
-    while (reader.next(in)) {
-      wb.keys.swap(in.keys);
-      wb.records.swap(in.records);
-      work(wb, 0);
-      const bool go_on = consume(wb);
-      wb.keys.swap(in.keys);
-      wb.records.swap(in.records);
-      if (!go_on) return;
-    }
-    return;
-  }
-
-  std::mutex mu;
-  std::condition_variable work_ready, slot_done;
-  std::deque<Slot*> todo;                    // batches waiting for a worker
-  std::deque<std::unique_ptr<Slot>> flight;  // batches in input order, not yet consumed
-  std::vector<std::unique_ptr<Slot>> spare;
-  bool stopping = false;
-  std::exception_ptr worker_error;
-  const size_t max_flight = 2 * static_cast<size_t>(threads);
-
-  std::vector<std::thread> pool;
-  auto worker = [&](unsigned t) {
-    detail::block_termination_signals();
-    for (;;) {
-      Slot* s;
-      {
-        std::unique_lock lock(mu);
-        work_ready.wait(lock, [&] { return stopping || !todo.empty(); });
-        if (todo.empty()) return;
-        s = todo.front();
-        todo.pop_front();
-      }
-      try {
-        work(s->batch, t);
-      } catch (...) {
-        std::lock_guard lock(mu);
-        if (!worker_error) worker_error = std::current_exception();
-      }
-      {
-        std::lock_guard lock(mu);
-        s->done = true;
-      }
-      slot_done.notify_all();
-    }
-  };
-  auto stop_pool = [&] {
-    {
-      std::lock_guard lock(mu);
-      stopping = true;
-      todo.clear();
-    }
-    work_ready.notify_all();
-    for (auto& t : pool) t.join();
-    pool.clear();
-  };
-  try {
-    for (unsigned t = 0; t < threads; ++t)
-      pool.push_back(start_thread([&worker, t] { worker(t); }, threads));
-  } catch (...) {  // no thread to be had: stop the ones started, then report it
-    stop_pool();
-    throw;
-  }
-
-  // Consumes finished batches at the head of `flight`; waits for the head when `wait` is set.
-  auto drain = [&](bool wait) -> bool {
-    for (;;) {
-      std::unique_ptr<Slot> head;
-      {
-        std::unique_lock lock(mu);
-        if (flight.empty()) return true;
-        if (wait) slot_done.wait(lock, [&] { return flight.front()->done || worker_error; });
-        if (worker_error) std::rethrow_exception(worker_error);
-        if (!flight.front()->done) return true;
-        head = std::move(flight.front());
-        flight.pop_front();
-      }
-      const bool go_on = consume(head->batch);
-      head->done = false;
-      spare.push_back(std::move(head));
-      if (!go_on) return false;
-      wait = false;
-    }
-  };
-
-  try {
-    bool go_on = true;
-    while (go_on && reader.next(in)) {
-      std::unique_ptr<Slot> s;
-      if (!spare.empty()) {
-        s = std::move(spare.back());
-        spare.pop_back();
-      } else {
-        s = std::make_unique<Slot>();
-      }
-      copy_into(in, s->batch);
-      {
-        std::lock_guard lock(mu);
-        todo.push_back(s.get());
-        flight.push_back(std::move(s));
-      }
-      work_ready.notify_one();
-      size_t in_flight;
-      {
-        std::lock_guard lock(mu);
-        in_flight = flight.size();
-      }
-      go_on = drain(in_flight >= max_flight);
-    }
-    while (go_on) {
-      {
-        std::lock_guard lock(mu);
-        if (flight.empty()) break;
-      }
-      go_on = drain(true);
-    }
-  } catch (...) {
-    stop_pool();
-    throw;
-  }
-  stop_pool();
+                        const std::function<bool(WorkBatch&)>& consume,
+                        const std::function<void(WorkBatch&)>& backlog) {
+  // The reader is one of the threads: on a pipe or a compressed input it keeps a core busy.
+  const unsigned workers = threads <= 1 ? 0 : threads - 1;
+  if (!reader.lends_buffers()) reader.lend_buffers(KeyBatch::kBatchSize, 1);
+  OrderedWorkQueue<WorkBatch> queue(workers, std::min<size_t>(2 * size_t{threads}, 16));
+  queue.run(
+      [&](WorkBatch& b) {
+        b.held.keys.swap(b.keys);
+        b.held.records.swap(b.records);
+        const bool more = reader.next(b.held);
+        b.keys.swap(b.held.keys);
+        b.records.swap(b.held.records);
+        b.hashed = false;
+        return more;
+      },
+      work, consume,
+      [&](WorkBatch& b) {
+        if (backlog) backlog(b);
+      },
+      [&] { return reader.input_ready(); });
 }
 
 InputStats run_range_pipeline(const std::vector<std::string>& inputs,
@@ -306,100 +171,61 @@ InputStats run_ordered_range_pipeline(
     const std::function<void(KeyBatch&, unsigned, std::string&)>& work,
     const std::function<bool(std::string&)>& emit, PipelineCounters* counters) {
   struct Piece {
+    size_t range = 0;
     std::string out;
     InputStats stats;
     std::exception_ptr error;
-    bool done = false;
   };
-  std::vector<Piece> pieces(ranges.size());
-  std::vector<std::string> spare;  // output buffers of emitted pieces, kept for their capacity
-  std::mutex mu;
-  std::condition_variable piece_done, room;
-  size_t next = 0, emitted = 0;
-  bool stop = false;
-  window = std::max<size_t>(window, 1);
-  auto worker = [&](unsigned thread) {
-    detail::block_termination_signals();
-    KeyBatch batch;
-    std::unique_ptr<KeyReader> reader;  // one per thread, its buffer reused piece after piece
-    for (;;) {
-      size_t i;
-      {
-        std::unique_lock<std::mutex> lock(mu);
-        room.wait(lock, [&] { return stop || next >= ranges.size() || next < emitted + window; });
-        if (stop || next >= ranges.size()) return;
-        i = next++;
-        if (!spare.empty()) {
-          pieces[i].out = std::move(spare.back());
-          spare.pop_back();
-        }
-      }
-      Piece& piece = pieces[i];
-      try {
-        if (reader) {
-          reader->restart(ranges[i]);
-        } else {
-          reader = KeyReader::for_range(ranges[i], options);
-        }
-        uint64_t counted = 0;
-        while (reader->next(batch)) {
-          count_batch(counters, *reader, batch.keys.size(), counted);
-          work(batch, thread, piece.out);
-          std::lock_guard<std::mutex> lock(mu);
-          if (stop) break;
-        }
-        count_batch(counters, *reader, 0, counted);
-        piece.stats = reader->stats();
-      } catch (...) {
-        piece.error = std::current_exception();
-      }
-      std::lock_guard<std::mutex> lock(mu);
-      piece.done = true;
-      piece_done.notify_all();
-    }
-  };
-  std::vector<std::thread> pool;
-  auto stop_all = [&] {
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      stop = true;
-    }
-    room.notify_all();
-    for (std::thread& t : pool) t.join();
-    pool.clear();
-  };
+  // Every thread reads; the calling thread hands out the ranges and emits their output in order.
+  const unsigned workers =
+      threads <= 1
+          ? 0
+          : std::min<unsigned>(threads, static_cast<unsigned>(std::max<size_t>(ranges.size(), 1)));
+  OrderedWorkQueue<Piece> queue(workers, std::max<size_t>(window, 1));
+  std::vector<std::unique_ptr<KeyReader>> readers(std::max(workers, 1u));  // one per thread
+  std::vector<KeyBatch> batches(readers.size());
+  size_t next = 0;
   InputStats total;
   std::exception_ptr input_error;
-  try {
-    const unsigned workers =
-        std::min<unsigned>(std::max(threads, 1u), static_cast<unsigned>(ranges.size()));
-    for (unsigned t = 0; t < workers; ++t)
-      pool.push_back(start_thread([&worker, t] { worker(t); }, workers));
-    for (size_t i = 0; i < ranges.size(); ++i) {
-      {
-        std::unique_lock<std::mutex> lock(mu);
-        piece_done.wait(lock, [&] { return pieces[i].done; });
-      }
-      if (pieces[i].error) {
-        input_error = pieces[i].error;
-        break;
-      }
-      const bool go = emit(pieces[i].out);
-      add_stats(total, pieces[i].stats);
-      {
-        std::lock_guard<std::mutex> lock(mu);
-        emitted = i + 1;
-        pieces[i].out.clear();
-        spare.push_back(std::move(pieces[i].out));
-      }
-      room.notify_all();
-      if (!go) break;
-    }
-  } catch (...) {
-    stop_all();
-    throw;
-  }
-  stop_all();
+  queue.run(
+      [&](Piece& p) {
+        if (next == ranges.size()) return false;
+        p.range = next++;
+        p.out.clear();
+        p.stats = InputStats{};
+        p.error = nullptr;
+        return true;
+      },
+      [&](Piece& p, unsigned thread) {
+        std::unique_ptr<KeyReader>& reader = readers[thread];
+        KeyBatch& batch = batches[thread];
+        try {
+          if (reader) {
+            reader->restart(ranges[p.range]);
+          } else {
+            reader = KeyReader::for_range(ranges[p.range], options);
+          }
+          uint64_t counted = 0;
+          while (!queue.stopping() && reader->next(batch)) {
+            count_batch(counters, *reader, batch.keys.size(), counted);
+            work(batch, thread, p.out);
+          }
+          count_batch(counters, *reader, 0, counted);
+          p.stats = reader->stats();
+        } catch (...) {
+          p.error = std::current_exception();
+        }
+      },
+      [&](Piece& p) {
+        if (p.error) {
+          input_error = p.error;
+          return false;
+        }
+        const bool go = emit(p.out);
+        add_stats(total, p.stats);
+        return go;
+      },
+      [](Piece&) {});
   if (input_error) rethrow_in_input_order(inputs, options, input_error);
   return total;
 }

@@ -1,7 +1,8 @@
-// Parallel processing of key batches with results delivered in input order. The calling thread
-// reads batches from a KeyReader; with one thread it processes them in place (no copies); with
-// more, each batch is copied into an owned buffer, handed to a worker pool, and consumed in input
-// order on the calling thread — so output never depends on the thread count.
+// Parallel processing of key batches, on one bounded ordered work queue (keys/work_queue.h). One
+// reader (standard input, a pipe, a compressed input) hands its batches to worker threads without
+// copying them (the batches hold the reader's buffers) and results come back in input order; or
+// the threads read ranges of regular files themselves, results in no order or in input order.
+// Output never depends on the thread count.
 #pragma once
 
 #include <atomic>
@@ -15,15 +16,16 @@
 
 namespace bloomtool {
 
-// A batch as the pipeline hands it around: views of keys and records (into the reader's buffer or
-// into `storage`), plus per-batch scratch that work functions fill in.
+// A batch as the pipeline hands it around: views of keys and records (into the reader's buffers,
+// which `held` keeps, or into its arena), plus per-batch scratch that work functions fill in.
 struct WorkBatch {
   std::vector<std::string_view> keys;
   std::vector<std::string_view> records;
   std::vector<uint64_t> hashes;
+  bool hashed = false;  // `hashes` filled already (by the reader, when the workers were behind)
   std::vector<uint8_t> flags;
   std::string output;  // what `work` has to say about the batch, for `consume`
-  std::string storage;
+  KeyBatch held;       // the reader's batch, whose buffers and arena the views point into
 };
 
 // How far the range pipelines have read, updated by their threads after every batch so that a
@@ -33,13 +35,21 @@ struct PipelineCounters {
   std::atomic<uint64_t> keys{0};       // keys handed to `work`
 };
 
-// Runs `work(batch, worker)` on every batch (on worker threads when threads > 1, concurrently
-// with other batches; worker in [0, threads)) and then `consume` on the calling thread in input
-// order. `consume` returns false to stop early. Exceptions from the reader, `work` or `consume`
-// propagate to the caller after the workers have stopped.
+// Runs `work(batch, worker)` on every batch and then `consume` on the calling thread in input
+// order; `consume` returns false to stop early. The calling thread reads: it counts as one of
+// `threads`, so with threads > 1, threads - 1 workers run `work` concurrently on other batches
+// (worker in [0, batch_pipeline_workers(threads))); with one thread everything runs on the
+// calling thread. The reader lends its buffers to the batches (KeyReader::lend_buffers: set here,
+// for batches of up to KeyBatch::kBatchSize keys, if the caller has not). `backlog(batch)`, if
+// given, runs on the calling thread on a batch just read while earlier ones still wait for a worker
+// (the reader takes a share of the work). Exceptions from the reader, `work` or `consume` propagate
+// to the caller after the workers have stopped.
 void run_batch_pipeline(KeyReader& reader, unsigned threads,
                         const std::function<void(WorkBatch&, unsigned)>& work,
-                        const std::function<bool(WorkBatch&)>& consume);
+                        const std::function<bool(WorkBatch&)>& consume,
+                        const std::function<void(WorkBatch&)>& backlog = nullptr);
+// The workers `work` runs on in run_batch_pipeline with `threads` threads (at least one).
+unsigned batch_pipeline_workers(unsigned threads) noexcept;
 
 // Reads `ranges` (from plan_line_ranges(inputs, ...)) on up to `threads` threads, the calling
 // thread included: each thread takes the next unread range, reads it with its own KeyReader and

@@ -8,6 +8,7 @@
 #include "keys/byte_source.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -17,9 +18,15 @@
 #include <bit>
 #include <cerrno>
 #include <climits>
+#include <condition_variable>
 #include <cstring>
+#include <exception>
+#include <mutex>
+#include <system_error>
+#include <thread>
 
 #include "base/unique_fd.h"
+#include "base/run_threads.h"
 #include "bloomtool/error.h"
 #include "keys/key_reader.h"
 
@@ -40,9 +47,25 @@ class FdSource final : public ByteSource {
       fd_ = owned_.get();
       posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
     }
+    struct stat st;
+    if (::fstat(fd_, &st) == 0 && !S_ISREG(st.st_mode)) {
+      waits_ = true;  // a pipe, a terminal, a socket: a read waits for what the writer writes
+      // A bigger pipe buffer lets the writer run ahead and a read take up to a megabyte instead
+      // of 64 KiB; the kernel may refuse (a per-user limit), which changes nothing else.
+      if (S_ISFIFO(st.st_mode)) ::fcntl(fd_, F_SETPIPE_SZ, 1 << 20);
+    }
   }
-  size_t read(char* dst, size_t cap) override { return read_fd(dst, cap); }
+  size_t read(char* dst, size_t cap) override {
+    if (waits_ && cancel_ >= 0) wait_for_input();
+    return read_fd(dst, cap);
+  }
   uint64_t raw_bytes_read() const noexcept override { return total_; }
+  bool ready() const override {
+    if (!waits_) return true;
+    pollfd p{fd_, POLLIN, 0};
+    return ::poll(&p, 1, 0) != 0;  // bytes, the end or an error (which read() reports): no wait
+  }
+  void cancel_on(int fd) noexcept override { cancel_ = fd; }
   // The bytes left to read when the descriptor is a regular file (stdin redirected from one
   // included), else nothing.
   std::optional<uint64_t> size() const {
@@ -68,9 +91,22 @@ class FdSource final : public ByteSource {
       throw_io_error(name_, errno);
     }
   }
+  // Waits until the descriptor has input or cancel_ is readable (then throws).
+  void wait_for_input() {
+    pollfd p[2] = {{fd_, POLLIN, 0}, {cancel_, POLLIN, 0}};
+    for (;;) {
+      const int r = ::poll(p, 2, -1);
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0) throw_io_error(name_, errno);
+      if (p[1].revents != 0) throw Error(ErrorCode::kIOError, name_ + ": read cancelled");
+      return;
+    }
+  }
   std::string name_;
   UniqueFd owned_;  // the file opened; empty for standard input
   int fd_ = -1;     // what is read: owned_ or standard input
+  bool waits_ = false;
+  int cancel_ = -1;
   uint64_t total_ = 0;
 };
 
@@ -100,6 +136,8 @@ class PeekSource final : public ByteSource {
     return inner_->read(dst, cap);
   }
   uint64_t raw_bytes_read() const noexcept override { return inner_->raw_bytes_read(); }
+  bool ready() const override { return pos_ < head_.size() || inner_->ready(); }
+  void cancel_on(int fd) noexcept override { inner_->cancel_on(fd); }
 
  private:
   std::unique_ptr<ByteSource> inner_;
@@ -201,6 +239,8 @@ class ZstdSource final : public ByteSource {
     return out.pos;
   }
   uint64_t raw_bytes_read() const noexcept override { return inner_->raw_bytes_read(); }
+  bool ready() const override { return in_.pos < in_.size || inner_eof_ || inner_->ready(); }
+  void cancel_on(int fd) noexcept override { inner_->cancel_on(fd); }
 
  private:
   std::unique_ptr<ByteSource> inner_;
@@ -263,6 +303,8 @@ class GzipSource final : public ByteSource {
     return want - zs_.avail_out;
   }
   uint64_t raw_bytes_read() const noexcept override { return inner_->raw_bytes_read(); }
+  bool ready() const override { return zs_.avail_in != 0 || inner_eof_ || inner_->ready(); }
+  void cancel_on(int fd) noexcept override { inner_->cancel_on(fd); }
 
  private:
   std::unique_ptr<ByteSource> inner_;
@@ -271,6 +313,141 @@ class GzipSource final : public ByteSource {
   z_stream zs_{};
   bool inner_eof_ = false;
   bool in_member_ = false;
+};
+
+// A source (a decompressor) run on a thread of its own, up to kBlocks blocks ahead of the reader,
+// so that decompressing overlaps splitting and hashing. The thread fills a block while its source
+// has bytes ready and hands it over; an error is handed over after the bytes before it, so the
+// reader sees what a direct read would. Stopping early cancels a read that waits for a pipe's
+// writer (a self-pipe polled with the input), so the thread is always joined.
+class AheadSource final : public ByteSource {
+ public:
+  explicit AheadSource(std::unique_ptr<ByteSource> inner) : inner_(std::move(inner)) {
+    if (::pipe2(cancel_, O_CLOEXEC) != 0) {
+      cancel_[0] = cancel_[1] = -1;
+      return;  // read directly
+    }
+    inner_->cancel_on(cancel_[0]);
+    for (auto& b : blocks_) b.bytes.resize(kBlock);
+    try {
+      thread_ = std::thread([this] {
+        detail::block_termination_signals();
+        produce();
+      });
+    } catch (const std::system_error&) {
+      inner_->cancel_on(-1);  // no thread to be had: read on the caller's
+    }
+  }
+  ~AheadSource() override {
+    if (thread_.joinable()) {
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        stop_ = true;
+      }
+      cv_.notify_all();
+      const char c = 0;
+      [[maybe_unused]] const ssize_t w = ::write(cancel_[1], &c, 1);
+      thread_.join();
+    }
+    for (const int fd : cancel_)
+      if (fd >= 0) ::close(fd);
+  }
+  AheadSource(const AheadSource&) = delete;
+  AheadSource& operator=(const AheadSource&) = delete;
+  size_t read(char* dst, size_t cap) override {
+    if (!thread_.joinable()) return inner_->read(dst, cap);
+    Block* b = &blocks_[taken_ % kBlocks];
+    if (!holding_ || pos_ == b->size) {
+      std::unique_lock<std::mutex> lock(mu_);
+      if (holding_) {  // the block read to its end goes back
+        ++taken_;
+        holding_ = false;
+        cv_.notify_all();
+      }
+      cv_.wait(lock, [&] { return filled_ > taken_ || finished_; });
+      if (filled_ == taken_) {
+        if (error_) std::rethrow_exception(error_);
+        return 0;
+      }
+      holding_ = true;
+      b = &blocks_[taken_ % kBlocks];
+      pos_ = 0;
+    }
+    const size_t n = std::min(cap, b->size - pos_);
+    std::memcpy(dst, b->bytes.data() + pos_, n);
+    pos_ += n;
+    return n;
+  }
+  uint64_t raw_bytes_read() const noexcept override {
+    return thread_.joinable() ? raw_.load(std::memory_order_relaxed) : inner_->raw_bytes_read();
+  }
+  bool ready() const override {
+    if (!thread_.joinable()) return inner_->ready();
+    if (holding_ && pos_ < blocks_[taken_ % kBlocks].size) return true;
+    std::lock_guard<std::mutex> lock(mu_);
+    return filled_ > taken_ + (holding_ ? 1 : 0) || finished_;
+  }
+
+ private:
+  static constexpr size_t kBlock = size_t{1} << 20;
+  static constexpr uint64_t kBlocks = 4;
+  struct Block {
+    std::vector<char> bytes;
+    size_t size = 0;
+  };
+  void produce() {
+    for (uint64_t seq = 0;; ++seq) {
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [&] { return stop_ || seq < taken_ + kBlocks; });
+        if (stop_) break;
+      }
+      Block& b = blocks_[seq % kBlocks];
+      size_t n = 0;
+      bool end = false;
+      std::exception_ptr error;
+      try {
+        // Fill the block while bytes come without a wait; hand over what there is before one.
+        while (n < kBlock) {
+          const size_t r = inner_->read(b.bytes.data() + n, kBlock - n);
+          if (r == 0) {
+            end = true;
+            break;
+          }
+          n += r;
+          if (!inner_->ready()) break;
+        }
+      } catch (...) {
+        error = std::current_exception();
+      }
+      b.size = n;
+      raw_.store(inner_->raw_bytes_read(), std::memory_order_relaxed);
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (n != 0) ++filled_;
+        if (end || error) {
+          error_ = error;
+          finished_ = true;
+        }
+      }
+      cv_.notify_all();
+      if (end || error) return;
+    }
+  }
+  std::unique_ptr<ByteSource> inner_;
+  int cancel_[2] = {-1, -1};
+  Block blocks_[kBlocks];
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  uint64_t filled_ = 0;   // blocks handed over
+  uint64_t taken_ = 0;    // blocks given back by the reader
+  bool holding_ = false;  // the reader is reading block taken_
+  size_t pos_ = 0;
+  bool stop_ = false;
+  bool finished_ = false;
+  std::exception_ptr error_;
+  std::atomic<uint64_t> raw_{0};
+  std::thread thread_;
 };
 
 uint64_t load_le64(std::string_view b, size_t at) noexcept {
@@ -362,7 +539,8 @@ InputKind sniff(PeekSource& s, std::optional<uint64_t> size) {
 
 // The source that yields the keys of `raw`: decompressed, or refused, as its first bytes say.
 std::unique_ptr<ByteSource> open_classified(std::unique_ptr<ByteSource> raw,
-                                            std::optional<uint64_t> size, const std::string& name) {
+                                            std::optional<uint64_t> size, const std::string& name,
+                                            bool ahead) {
   auto head = std::make_unique<PeekSource>(std::move(raw));
   const InputKind kind = sniff(*head, size);
   if (kind == InputKind::kText) return head;
@@ -373,6 +551,7 @@ std::unique_ptr<ByteSource> open_classified(std::unique_ptr<ByteSource> raw,
   } else {
     plain = std::make_unique<GzipSource>(std::move(head), name);
   }
+  if (ahead) plain = std::make_unique<AheadSource>(std::move(plain));
   auto inner = std::make_unique<PeekSource>(std::move(plain));
   const InputKind inside = sniff(*inner, std::nullopt);
   if (inside != InputKind::kText) refuse(name, inside, kind);
@@ -427,7 +606,7 @@ Sniffed classify_input_head(std::string_view head, std::optional<uint64_t> size)
 }
 
 std::unique_ptr<ByteSource> open_memory_source(std::string_view bytes, const std::string& name) {
-  return open_classified(std::make_unique<MemorySource>(bytes), bytes.size(), name);
+  return open_classified(std::make_unique<MemorySource>(bytes), bytes.size(), name, false);
 }
 
 std::unique_ptr<ByteSource> open_range_source(const std::string& path, const std::string& name,
@@ -439,10 +618,11 @@ bool starts_with_zstd_magic(std::string_view head) noexcept {
   return head.size() >= 4 && std::memcmp(head.data(), kZstdMagic, 4) == 0;
 }
 
-std::unique_ptr<ByteSource> open_byte_source(const std::string& path, const std::string& name) {
+std::unique_ptr<ByteSource> open_byte_source(const std::string& path, const std::string& name,
+                                             bool decompress_ahead) {
   auto fd = std::make_unique<FdSource>(path, name);
   const std::optional<uint64_t> size = fd->size();
-  return open_classified(std::move(fd), size, name);
+  return open_classified(std::move(fd), size, name, decompress_ahead);
 }
 
 }  // namespace bloomtool

@@ -21,12 +21,22 @@ class ByteSource {
   virtual size_t read(char* dst, size_t cap) = 0;
   // Bytes consumed from the underlying file so far (compressed bytes for zstd inputs).
   virtual uint64_t raw_bytes_read() const noexcept = 0;
+  // Whether read() can return without waiting for a producer (a pipe's writer): bytes are
+  // buffered or ready, or the stream has ended. Files are always ready.
+  virtual bool ready() const { return true; }
+  // A descriptor that becomes readable when a read that waits for a producer should give up
+  // (it then throws); for a source read on another thread that has to stop.
+  virtual void cancel_on(int fd) noexcept { (void)fd; }
 };
 
 // Opens `path` ("-" for standard input) and returns a source that yields its decompressed
 // content. `name` is how the input is named in error messages. Throws kBadInput for an xz, bzip2
 // or lz4 input (naming the tool that decompresses it) and FilterAsKeysError for a filter file.
-std::unique_ptr<ByteSource> open_byte_source(const std::string& path, const std::string& name);
+// With `decompress_ahead`, a zstd or gzip input decompresses on a thread of its own, a few
+// blocks ahead of the reader. A pipe's buffer is raised (to 1 MiB where the kernel allows), so
+// that its writer runs ahead and each read takes up to that much.
+std::unique_ptr<ByteSource> open_byte_source(const std::string& path, const std::string& name,
+                                             bool decompress_ahead = false);
 
 // Bytes [begin, end) of the regular file `path`, as they are (no decompression).
 std::unique_ptr<ByteSource> open_range_source(const std::string& path, const std::string& name,

@@ -175,7 +175,7 @@ void KeyReader::restart(const LineRange& range) {
   line_no_ = raw_done_ = 0;
   stats_ = InputStats{};
   // A buffer grown for one long line goes: the next range starts with an ordinary one.
-  if (buf_.size() > kReadBlock + kJsonPadding) std::vector<char>().swap(buf_);
+  if (chunk_ && chunk_->size() > kReadBlock + kJsonPadding) chunk_.reset();
 }
 
 std::vector<LineRange> plan_line_ranges(const std::vector<std::string>& inputs,
@@ -268,9 +268,11 @@ bool KeyReader::open_next_input() {
     source_ = open_range_source(path, name_, range_->begin, range_->end);
   } else {
     name_ = path == "-" ? "<stdin>" : path;
-    source_ = open_byte_source(path, name_);
+    source_ = open_byte_source(path, name_, decompress_ahead_);
   }
-  if (buf_.empty()) buf_.resize((memory_ ? kMemoryFirstBlock : kReadBlock) + kJsonPadding);
+  // The next input starts at the front of a buffer: not one that batches still hold.
+  if (!chunk_ || chunk_.use_count() > 2)
+    chunk_ = take_chunk((memory_ ? kMemoryFirstBlock : kReadBlock) + kJsonPadding);
   begin_ = end_ = 0;
   eof_ = false;
   at_input_start_ = !range_ || range_->begin == 0;  // a byte-order mark can only start a file
@@ -280,26 +282,72 @@ bool KeyReader::open_next_input() {
   return true;
 }
 
+std::shared_ptr<std::vector<char>> KeyReader::take_chunk(size_t size) {
+  std::shared_ptr<std::vector<char>> chunk;
+  for (auto& c : chunks_) {
+    if (c.use_count() == 1 && c != chunk_) {  // held by no batch (batches live on this thread)
+      // One grown for a long line goes: the next one starts with an ordinary size.
+      if (c->size() > size && c->size() > kReadBlock + kJsonPadding)
+        c = std::make_shared<std::vector<char>>();
+      chunk = c;
+      break;
+    }
+  }
+  if (!chunk) chunk = chunks_.emplace_back(std::make_shared<std::vector<char>>());
+  chunk->resize(size);
+  return chunk;
+}
+
 bool KeyReader::fill() {
   // Make room: move the partial line to the front, grow within the bound if still full. The last
   // kJsonPadding bytes of the buffer are never read into: simdjson may read past a line's end.
-  if (begin_ != 0) {
-    std::memmove(buf_.data(), buf_.data() + begin_, end_ - begin_);
-    end_ -= begin_;
-    begin_ = 0;
-  }
-  if (end_ + kJsonPadding == buf_.size()) {
+  // A buffer that a batch holds is not touched below end_: reads go to its free end while it has
+  // room, then the partial line moves to a fresh buffer.
+  std::vector<char>* buf = chunk_.get();
+  size_t size = buf->size();
+  if (end_ - begin_ + kJsonPadding == size) {
     // One partial line fills the buffer, and next() has checked it is within the key limit:
     // grow geometrically (a long line costs linear time), up to the limit plus one read. Past
     // half the cap, go straight to it, so old and new buffer together stay under 1.5 times it.
     const uint64_t cap = options_.max_key_bytes + 2 + kUtf8Bom.size() + kReadBlock + kJsonPadding;
-    const uint64_t twice = uint64_t{buf_.size()} * 2;
-    buf_.resize(static_cast<size_t>(twice > cap / 2 ? cap : twice));
+    const uint64_t twice = uint64_t{size} * 2;
+    size = static_cast<size_t>(twice > cap / 2 ? cap : twice);
   }
-  const size_t r = source_->read(buf_.data() + end_, buf_.size() - kJsonPadding - end_);
+  if (chunk_.use_count() > 2) {  // held by a batch besides chunk_ and chunks_
+    if (size != buf->size() ||
+        buf->size() - kJsonPadding - end_ < (buf->size() - kJsonPadding) / 4) {
+      std::shared_ptr<std::vector<char>> fresh = take_chunk(size);
+      std::memcpy(fresh->data(), buf->data() + begin_, end_ - begin_);
+      end_ -= begin_;
+      begin_ = 0;
+      chunk_ = std::move(fresh);
+      buf = chunk_.get();
+    }
+  } else {
+    if (begin_ != 0) {
+      std::memmove(buf->data(), buf->data() + begin_, end_ - begin_);
+      end_ -= begin_;
+      begin_ = 0;
+    }
+    if (size != buf->size()) buf->resize(size);
+  }
+  const size_t r = source_->read(buf->data() + end_, buf->size() - kJsonPadding - end_);
   stats_.bytes += r;
   end_ += r;
   return r != 0;
+}
+
+bool KeyReader::input_ready() const {
+  if (!source_ || eof_) return true;
+  if (begin_ < end_ && std::memchr(chunk_->data() + begin_, '\n', end_ - begin_) != nullptr)
+    return true;
+  return source_->ready();
+}
+
+void KeyReader::lend_buffers(size_t batch_keys, size_t batch_bytes) {
+  lend_ = true;
+  batch_keys_ = std::max<size_t>(batch_keys, 1);
+  batch_chunks_ = std::max<size_t>(batch_bytes / kReadBlock, 1);
 }
 
 bool KeyReader::next(KeyBatch& batch) {
@@ -309,6 +357,8 @@ bool KeyReader::next(KeyBatch& batch) {
   for (const auto& [index, offset] : arena_keys_) {
     batch.keys[index] = std::string_view(batch.arena.data() + offset, batch.keys[index].size());
   }
+  if (lend_ && !batch.records.empty() && (batch.hold.empty() || batch.hold.back() != chunk_))
+    batch.hold.push_back(chunk_);
   return more;
 }
 
@@ -316,12 +366,12 @@ bool KeyReader::next_records(KeyBatch& batch) {
   const uint64_t limit = options_.max_key_bytes;
   const bool lines_format = options_.format == InputFormat::kLines;
   size_t scan_from = begin_;
-  while (batch.records.size() < KeyBatch::kBatchSize) {
+  while (batch.records.size() < batch_keys_) {
     if (!source_) {
       if (!open_next_input()) return !batch.keys.empty();
       scan_from = begin_;
     }
-    const char* base = buf_.data();
+    const char* base = chunk_->data();
     const void* nl =
         scan_from < end_ ? std::memchr(base + scan_from, '\n', end_ - scan_from) : nullptr;
     size_t line_end;
@@ -329,6 +379,9 @@ bool KeyReader::next_records(KeyBatch& batch) {
       line_end = static_cast<size_t>(static_cast<const char*>(nl) - base);
     } else if (eof_) {
       if (begin_ == end_) {
+        // The next input starts at the front of a buffer: one this batch does not point into.
+        if (lend_ && !batch.records.empty() && (batch.hold.empty() || batch.hold.back() != chunk_))
+          batch.hold.push_back(chunk_);
         raw_done_ += source_->raw_bytes_read();
         source_.reset();
         continue;
@@ -341,8 +394,12 @@ bool KeyReader::next_records(KeyBatch& batch) {
         throw Error(ErrorCode::kLimitExceeded,
                     line_too_long(name_, line_no_ + 1, limit, lines_format));
       }
-      // Compaction would move bytes the batch points at: hand out what there is first.
-      if (!batch.records.empty()) return true;
+      // Compaction would move bytes the batch points at: hand out what there is first, unless
+      // the batch holds the buffer, may grow, and more bytes are there without a wait.
+      if (!batch.records.empty()) {
+        if (!lend_ || batch.hold.size() >= batch_chunks_ || !source_->ready()) return true;
+        if (batch.hold.empty() || batch.hold.back() != chunk_) batch.hold.push_back(chunk_);
+      }
       const size_t scanned = end_ - begin_;
       if (!fill()) eof_ = true;
       scan_from = begin_ + scanned;
@@ -412,7 +469,7 @@ void KeyReader::add_record(std::string_view line, KeyBatch& batch) {
   }
   ++stats_.keys;
   const std::less<const char*> before;
-  if (before(key.data(), buf_.data()) || !before(key.data(), buf_.data() + end_)) {
+  if (before(key.data(), chunk_->data()) || !before(key.data(), chunk_->data() + end_)) {
     arena_keys_.emplace_back(batch.keys.size(), batch.arena.size());
     batch.arena.append(key);
   }

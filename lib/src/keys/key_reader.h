@@ -73,12 +73,17 @@ struct KeyBatch {
   std::vector<std::string_view> keys;
   // The whole input record each key came from (the line, without its line ending).
   std::vector<std::string_view> records;
-  // Storage for keys that are not a slice of their record (unescaped, normalised).
+  // Storage for keys that are not a slice of their record (unescaped, normalised). Views into it
+  // do not survive moving the batch (a short string lives inside it).
   std::string arena;
+  // The read buffers the views point into, when the reader lends them (KeyReader::lend_buffers):
+  // the batch then stays valid after the next call to next() with another batch.
+  std::vector<std::shared_ptr<const std::vector<char>>> hold;
   void clear() {
     keys.clear();
     records.clear();
     arena.clear();
+    hold.clear();
   }
 };
 
@@ -142,6 +147,21 @@ class KeyReader {
   KeyReader(const KeyReader&) = delete;
   KeyReader& operator=(const KeyReader&) = delete;
 
+  // Makes every batch hold the read buffers its views point into (KeyBatch::hold) instead of
+  // lending views that the next call to next() invalidates: batches handed to other threads need
+  // no copy. A batch then also spans reads, up to `batch_keys` keys and about `batch_bytes` bytes
+  // of buffers, as long as more input is ready without waiting (a slow pipe still gets its keys
+  // through at once). Buffers come back for reuse when no batch holds them any more; all batches
+  // must be cleared or destroyed on the thread that calls next().
+  void lend_buffers(size_t batch_keys, size_t batch_bytes);
+  bool lends_buffers() const noexcept { return lend_; }
+  // Whether next() can hand out keys without waiting for input (a pipe's writer): a whole line
+  // is buffered, or the input has bytes ready or has ended.
+  bool input_ready() const;
+  // Decompresses a zstd or gzip input on a thread of its own, ahead of the reading thread (set
+  // before the first next()).
+  void decompress_ahead(bool on) noexcept { decompress_ahead_ = on; }
+
   // Fills `batch` with the next keys; returns false when every input is exhausted. Throws
   // kBadInput / kLimitExceeded / kIOError naming the input and line number.
   bool next(KeyBatch& batch);
@@ -173,7 +193,16 @@ class KeyReader {
   size_t next_input_ = 0;
   std::unique_ptr<ByteSource> source_;
   std::string name_;
-  std::vector<char> buf_;
+  // The read buffer: shared with the batches that hold it (lend_buffers), and then never moved
+  // or compacted; a fresh one (from chunks_, once no batch holds it) takes over instead.
+  std::shared_ptr<std::vector<char>> chunk_;
+  // Every buffer made (chunk_ among them), for reuse once no batch holds it.
+  std::vector<std::shared_ptr<std::vector<char>>> chunks_;
+  std::shared_ptr<std::vector<char>> take_chunk(size_t size);
+  bool lend_ = false;
+  bool decompress_ahead_ = false;
+  size_t batch_keys_ = KeyBatch::kBatchSize;
+  size_t batch_chunks_ = 1;
   size_t begin_ = 0;  // first unconsumed byte
   size_t end_ = 0;    // one past the last valid byte
   bool eof_ = false;

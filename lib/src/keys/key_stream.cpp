@@ -32,13 +32,28 @@ uint64_t KeyStream::total_input_bytes() const {
   return reader_->total_input_bytes();
 }
 
-InputStats KeyStream::for_each(const std::function<void(const HashedBatch&)>& consume) {
+unsigned KeyStream::consume_threads() {
   // Several pieces per thread, taken in turn: a thread that falls behind (the first also reports
   // progress) holds up the end by one piece, not by half the file.
-  const std::vector<LineRange> ranges =
-      split_files_ && threads_ > 1
-          ? plan_line_ranges(inputs_, input_, threads_ * kRangesPerThread, kMinRangeBytes)
-          : std::vector<LineRange>{};
+  if (!ranges_) {
+    ranges_ = split_files_ && threads_ > 1
+                  ? plan_line_ranges(inputs_, input_, threads_ * kRangesPerThread, kMinRangeBytes)
+                  : std::vector<LineRange>{};
+  }
+  return ranges_->empty() ? batch_pipeline_workers(threads_) : threads_;
+}
+
+void KeyStream::prepare_reader() {
+  if (threads_ <= 1) return;
+  // Large batches that hold the reader's buffers: one hand-off every couple of megabytes, no
+  // copy; zstd and gzip decompress on a thread of their own.
+  reader_->lend_buffers(kPipelineBatchKeys, kPipelineBatchBytes);
+  reader_->decompress_ahead(true);
+}
+
+InputStats KeyStream::for_each(const std::function<void(const HashedBatch&)>& consume) {
+  consume_threads();
+  const std::vector<LineRange>& ranges = *ranges_;
   if (!ranges.empty()) {
     std::vector<std::vector<uint64_t>> scratch(threads_);
     return run_range_pipeline(
@@ -50,10 +65,11 @@ InputStats KeyStream::for_each(const std::function<void(const HashedBatch&)>& co
         },
         &counters_);
   }
+  prepare_reader();
   run_batch_pipeline(
       *reader_, threads_,
       [&](WorkBatch& b, unsigned t) {
-        hash_into(b.keys, hash_keys_, seed_, b.hashes);
+        if (!b.hashed) hash_into(b.keys, hash_keys_, seed_, b.hashes);
         consume(HashedBatch{b.keys, b.records, b.hashes, t});
       },
       [&](WorkBatch&) {
@@ -61,6 +77,10 @@ InputStats KeyStream::for_each(const std::function<void(const HashedBatch&)>& co
         counters_.keys.store(reader_->stats().keys, std::memory_order_relaxed);
         tick();
         return true;
+      },
+      [&](WorkBatch& b) {  // the workers are behind: the reader hashes
+        hash_into(b.keys, hash_keys_, seed_, b.hashes);
+        b.hashed = true;
       });
   counters_.raw_bytes.store(reader_->raw_bytes_read(), std::memory_order_relaxed);
   return reader_->stats();
@@ -88,10 +108,11 @@ InputStats KeyStream::for_each_ordered(
         },
         &counters_);
   }
+  prepare_reader();
   run_batch_pipeline(
       *reader_, threads_,
       [&](WorkBatch& b, unsigned t) {
-        hash_into(b.keys, hash_keys_, seed_, b.hashes);
+        if (!b.hashed) hash_into(b.keys, hash_keys_, seed_, b.hashes);
         b.output.clear();
         work(HashedBatch{b.keys, b.records, b.hashes, t}, b.output);
       },
@@ -100,6 +121,10 @@ InputStats KeyStream::for_each_ordered(
         counters_.keys.store(reader_->stats().keys, std::memory_order_relaxed);
         tick();
         return emit(b.output);
+      },
+      [&](WorkBatch& b) {
+        hash_into(b.keys, hash_keys_, seed_, b.hashes);
+        b.hashed = true;
       });
   counters_.raw_bytes.store(reader_->raw_bytes_read(), std::memory_order_relaxed);
   return reader_->stats();
