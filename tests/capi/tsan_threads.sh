@@ -58,7 +58,7 @@ done
 # build's refresh_check).
 if [ -n "$bloomtool" ]; then
   start=$SECONDS
-  if out=$(BLOOMTOOL=$bloomtool REFRESH_CHECK=$build/tests/capi/refresh_check \
+  if out=$(TESTDATA=$golden/.. BLOOMTOOL=$bloomtool REFRESH_CHECK=$build/tests/capi/refresh_check \
     bash "$(dirname "$0")/refresh_test.sh" 2>&1); then
     echo "refresh: $(grep replacements <<<"$out") ($((SECONDS - start)) s)"
   else

@@ -30,6 +30,14 @@ def main():
     try:
         from dask.distributed import Client, LocalCluster
     except ImportError as e:
+        # Debian's python3-dask and python3-distributed are the system interpreter's: run there
+        # when this one (e.g. pyenv's) lacks them.
+        system = "/usr/bin/python3"
+        if (os.path.exists(system) and os.path.realpath(sys.executable) != os.path.realpath(system)
+                and "BLOOMTOOL_DASK_REEXEC" not in os.environ):
+            os.environ["BLOOMTOOL_DASK_REEXEC"] = "1"
+            sys.stdout.flush()
+            os.execv(system, [system, os.path.abspath(__file__)])
         print(f"SKIP: Dask is not installed ({e}); Debian: python3-dask python3-distributed")
         return SKIP
     # The workers import the recipe and the bloomtool module as this process does.
