@@ -42,8 +42,8 @@ def main():
         return SKIP
     # The workers import the recipe and the bloomtool module as this process does.
     sys.path.insert(0, str(ROOT / "examples"))
-    os.environ["PYTHONPATH"] = os.pathsep.join(
-        [str(ROOT / "examples")] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
+    paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT / "examples")] + paths)
     import dask_shards
 
     start = time.monotonic()
@@ -71,7 +71,7 @@ def main():
                 subprocess.run([BT, "build", "-q", *plan, "-o", single, *key_files], check=True,
                                env=dict(os.environ, SOURCE_DATE_EPOCH=str(created)))
                 a, b = Path(out).read_bytes(), Path(single).read_bytes()
-                assert a == b, f"the Dask build differs from the single build ({len(a)} vs {len(b)} bytes)"
+                assert a == b, f"the Dask build differs from the single one ({len(a)}, {len(b)} B)"
 
                 members = [f"k{i}-{j}".encode() for i in range(8) for j in range(0, 5000, 97)]
                 others = [f"x{j}".encode() for j in range(2000)]
