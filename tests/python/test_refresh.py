@@ -4,6 +4,7 @@ Run by ctest (python.refresh) with BLOOMTOOL (the program) and BLOOMTOOL_LIBRARY
 environment, python/ on PYTHONPATH.
 """
 
+import ctypes
 import os
 import subprocess
 import tempfile
@@ -112,6 +113,43 @@ class Refresh(unittest.TestCase):
                     t.join()
         self.assertEqual(bad, [])
         self.assertGreater(seen["a"] + seen["b"], 0)
+
+    def test_max_age_through_the_c_api(self):
+        """bloomtool_open_with's max_age_seconds (not yet a Python option): refused at open and
+        at refresh, the old filter serving."""
+        class Options(ctypes.Structure):
+            _fields_ = [("size", ctypes.c_size_t), ("trusted_key", ctypes.c_char_p),
+                        ("refresh_seconds", ctypes.c_uint32), ("max_age_seconds", ctypes.c_int64)]
+
+        lib = bloomtool._lib
+        lib.bloomtool_open_with.argtypes = [ctypes.c_char_p, ctypes.POINTER(Options),
+                                            ctypes.POINTER(ctypes.c_void_p)]
+        lib.bloomtool_open_with.restype = ctypes.c_int
+        subprocess.run([BT, "build", "-q", "-n", "200", "-p", "0.1%", "-o",
+                        str(self.dir / "old.bf"), str(self.dir / "a.txt")], check=True,
+                       env=dict(os.environ, SOURCE_DATE_EPOCH="1000000000"))
+        options = Options(ctypes.sizeof(Options), None, 0, 3600)
+        handle = ctypes.c_void_p()
+        self.replace("old")
+        status = lib.bloomtool_open_with(bytes(self.path), ctypes.byref(options),
+                                         ctypes.byref(handle))
+        self.assertEqual(lib.bloomtool_status_name(status), b"untrusted")
+        self.assertRegex(lib.bloomtool_last_error().decode(),
+                         r"^.*followed\.bf: too old: created \d+ s ago, the maximum age is 3600 s$")
+        self.assertIsNone(handle.value)
+        self.replace("b")
+        self.assertEqual(lib.bloomtool_open_with(bytes(self.path), ctypes.byref(options),
+                                                 ctypes.byref(handle)), 0)
+        try:
+            self.replace("old")
+            changed = ctypes.c_int(-1)
+            status = lib.bloomtool_refresh(handle, ctypes.byref(changed))
+            self.assertEqual(lib.bloomtool_status_name(status), b"untrusted")
+            self.assertEqual(changed.value, 0)
+            key = b"b7"
+            self.assertEqual(lib.bloomtool_contains(handle, key, len(key)), 1)  # still b.bf
+        finally:
+            lib.bloomtool_close(handle)
 
 
 if __name__ == "__main__":
