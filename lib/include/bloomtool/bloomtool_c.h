@@ -141,13 +141,16 @@ BLOOMTOOL_C_API const char* bloomtool_status_name(int status);
 
 /* Options of bloomtool_open_with; members beyond `size` count as zero / NULL. */
 typedef struct bloomtool_open_options {
-  size_t size;             /* set by the caller: sizeof(bloomtool_open_options) */
-  const char* trusted_key; /* a public key file as for bloomtool_open_trusted; NULL: none */
-  uint32_t refresh_seconds; /* > 0: queries look for a new file at most once per this many
-                               seconds and switch to it (one clock read per call); 0: only
-                               bloomtool_refresh */
-  int64_t max_age_seconds;  /* > 0: a file created longer ago than this is refused
-                               (BLOOMTOOL_ERR_UNTRUSTED), at open and at every refresh */
+  /* Set by the caller: sizeof(bloomtool_open_options). */
+  size_t size;
+  /* A public key file as for bloomtool_open_trusted; NULL: none. */
+  const char* trusted_key;
+  /* > 0: queries look for a new file at most once per this many seconds and switch to it (one
+   * clock read per call); 0: only bloomtool_refresh. */
+  uint32_t refresh_seconds;
+  /* > 0: a file created longer ago than this is refused (BLOOMTOOL_ERR_UNTRUSTED), at open and
+   * at every refresh. */
+  int64_t max_age_seconds;
 } bloomtool_open_options;
 
 /* bloomtool_open with options (`options` NULL: as bloomtool_open). */
