@@ -252,6 +252,9 @@ def _load() -> ctypes.CDLL:
     lib.bloomtool_last_error.restype = ctypes.c_char_p
     lib.bloomtool_status_name.argtypes = [ctypes.c_int]
     lib.bloomtool_status_name.restype = ctypes.c_char_p
+    # Following a replaced file (Filter.refresh).
+    lib.bloomtool_refresh.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int)]
+    lib.bloomtool_refresh.restype = ctypes.c_int
     return lib
 
 
@@ -501,6 +504,21 @@ class Filter:
         info = dict(self._info)
         info["signature"] = dict(info["signature"])
         return info
+
+    def refresh(self) -> bool:
+        """Switches to the file the path names now if it is another file (a nightly job's atomic
+        rename), after opening and verifying it fully (checksums, the same trusted key): True if
+        it switched, False if the path still names the file being served. A new file that fails
+        a check raises (e.g. :class:`FilterFileError`, :class:`UntrustedError`) and the old
+        filter keeps serving; the next refresh retries. Queries from other threads may run
+        meanwhile: each call answers from one whole filter, the old or the new."""
+        changed = ctypes.c_int(0)
+        status = _lib.bloomtool_refresh(self._handle, ctypes.byref(changed))
+        if status != _OK:
+            raise _error(status, self.path)
+        if changed.value:
+            self._info = self._read_info()
+        return bool(changed.value)
 
     @property
     def closed(self) -> bool:

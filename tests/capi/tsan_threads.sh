@@ -9,7 +9,8 @@
 # With a bloomtool program as second argument, also a filter of 200,000 keys in the raw chunked
 # codec: its chunks are read into the handle's cache and verified by whichever worker thread needs
 # them first, while the other reads chunks already there (first 20 rounds in which the threads
-# start together on a fresh handle with the same keys).
+# start together on a fresh handle with the same keys), and the followed file replaced 1,000 times
+# by atomic renames while 4 threads query (refresh_test.sh).
 #   tests/capi/tsan_threads.sh BUILD_DIR [BLOOMTOOL]   (BUILD_DIR: build/tsan)
 set -uo pipefail
 build=${1:?usage: tsan_threads.sh BUILD_DIR [BLOOMTOOL]}
@@ -53,4 +54,16 @@ for f in "${files[@]}"; do
     status=1
   fi
 done
+# The followed file replaced 1,000 times while 4 threads query (refresh_test.sh with the tsan
+# build's refresh_check).
+if [ -n "$bloomtool" ]; then
+  start=$SECONDS
+  if out=$(TESTDATA=$golden/.. BLOOMTOOL=$bloomtool REFRESH_CHECK=$build/tests/capi/refresh_check \
+    bash "$(dirname "$0")/refresh_test.sh" 2>&1); then
+    echo "refresh: $(grep replacements <<<"$out") ($((SECONDS - start)) s)"
+  else
+    echo "FAIL: refresh: $out" >&2
+    status=1
+  fi
+fi
 exit $status

@@ -132,6 +132,39 @@ BLOOMTOOL_C_API const char* bloomtool_last_error(void);
 /* A short lowercase name of a status: "ok", "corrupt", "unsupported", ... (static storage). */
 BLOOMTOOL_C_API const char* bloomtool_status_name(int status);
 
+/* ---- Following a replaced file (refresh) ---------------------------------------------------
+ * A nightly job replaces the file by an atomic rename; a handle switches to the new file only
+ * after opening and verifying it fully (checksums, the signature with the same trusted key, the
+ * maximum age). A call in flight finishes on the filter it began with: one call's answers all
+ * come from one whole filter, never a mix. A new file that fails a check leaves the old filter
+ * serving, and the error is reported; the next refresh retries. */
+
+/* Options of bloomtool_open_with; members beyond `size` count as zero / NULL. */
+typedef struct bloomtool_open_options {
+  /* Set by the caller: sizeof(bloomtool_open_options). */
+  size_t size;
+  /* A public key file as for bloomtool_open_trusted; NULL: none. */
+  const char* trusted_key;
+  /* > 0: queries look for a new file at most once per this many seconds and switch to it (one
+   * clock read per call); 0: only bloomtool_refresh. */
+  uint32_t refresh_seconds;
+  /* > 0: a file created longer ago than this is refused (BLOOMTOOL_ERR_UNTRUSTED), at open and
+   * at every refresh. */
+  int64_t max_age_seconds;
+} bloomtool_open_options;
+
+/* bloomtool_open with options (`options` NULL: as bloomtool_open). */
+BLOOMTOOL_C_API bloomtool_status bloomtool_open_with(const char* path,
+                                                     const bloomtool_open_options* options,
+                                                     bloomtool_filter** out);
+
+/* Switches the handle to the file its path names now, if that is another file (device, inode,
+ * size or modification time differ) and it passes every check. *changed (may be NULL) is set to 1
+ * if it switched, else 0. On error the old filter keeps serving, *changed is 0 and the status and
+ * bloomtool_last_error() say why. bloomtool_get_info then describes the new filter; strings it
+ * gave before stay valid until bloomtool_close. May be called while other threads query. */
+BLOOMTOOL_C_API bloomtool_status bloomtool_refresh(bloomtool_filter* filter, int* changed);
+
 #ifdef __cplusplus
 }
 #endif

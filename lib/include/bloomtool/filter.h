@@ -3,7 +3,15 @@
 // gzip), from a path or from bytes in memory. The Reader it returns answers as `bloomtool query`
 // does: each key is normalised as the file says, then tested.
 //
-// Thread safety: every const member of a Reader may be called from any number of threads at once.
+// Thread safety: every const member of a Reader may be called from any number of threads at once,
+// and refresh() too (also while others query).
+//
+// Following a file that is replaced (a nightly job's atomic rename): refresh() notices that the
+// path now names another file (device, inode, size or modification time differ), opens and
+// verifies it fully with the options the Reader was opened with, and only then switches to it.
+// Each query call runs on the one filter that was current when it began: never on a mix. A new
+// file that fails a check leaves the old filter serving, and the error is reported (refresh()
+// throws; the next refresh retries).
 #pragma once
 
 #include <cstdint>
@@ -27,6 +35,14 @@ struct OpenOptions {
   // A raw-codec bloomtool file opened from a path is read chunk by chunk as queries need it, each
   // chunk verified and kept in a cache of at most this many bytes (default: a share of memory).
   std::optional<uint64_t> raw_cache_bytes;
+  // When above 0: queries check, at most once per this many seconds, whether the path names a
+  // new file, and switch to it as refresh() does (one clock read per query call; the query that
+  // finds a new file opens and verifies it before answering, the others answer meanwhile on the
+  // old filter). A failed automatic refresh is kept in last_refresh_error(). 0: only refresh().
+  uint32_t refresh_seconds = 0;
+  // When above 0: a file created (its created_unix) more than this many seconds ago is refused,
+  // at open and at every refresh (kUntrusted).
+  int64_t max_age_seconds = 0;
 };
 
 class Reader {
@@ -45,9 +61,20 @@ class Reader {
   // anything) when the offsets decrease.
   void contains_many(const char* data, std::span<const uint64_t> offsets, uint8_t* out) const;
 
+  // The facts of the filter serving now. The reference stays valid as long as the Reader (the
+  // facts of every filter it has served are kept: a few hundred bytes per switch).
   const FilterInfo& info() const noexcept;
   // The path the filter was opened from ("<memory>" for bytes).
   const std::string& path() const noexcept;
+
+  // Switches to the file the path names now if it is another file than the one serving: returns
+  // true if it switched, false if the path still names the same file. Throws bloomtool::Error as
+  // open_filter does when the new file cannot be opened or fails a check, and the old filter
+  // keeps serving. A Reader opened from bytes or standard input never changes (false).
+  bool refresh() const;
+  // The message of the last automatic refresh (OpenOptions::refresh_seconds) that failed, ""
+  // when the last one succeeded or none has run.
+  std::string last_refresh_error() const;
 
   struct Impl;  // the library's
 

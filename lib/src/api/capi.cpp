@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -24,12 +25,15 @@
 struct bloomtool_filter {
   bloomtool_filter(const std::string& path_, const bloomtool::OpenOptions& options)
       : reader(std::make_unique<bloomtool::Reader>(bloomtool::open_filter(path_, options))),
-        info(reader->info()),
         path(path_) {}
   static constexpr uint64_t kShut = uint64_t{1} << 63;
 
   std::unique_ptr<bloomtool::Reader> reader;  // null once shut down
-  const bloomtool::FilterInfo info;           // a copy: its strings stay valid until close
+  // Copies of the facts of every filter bloomtool_get_info has described (a refresh switches
+  // filters): the strings it gave stay valid until close, whatever shutdown frees.
+  mutable std::mutex info_mutex;
+  mutable std::deque<bloomtool::FilterInfo> infos;
+  mutable const bloomtool::FilterInfo* info_seen = nullptr;  // the reader's, for infos.back()
   const std::string path;
   mutable std::atomic<uint64_t> state{0};  // kShut | number of calls in flight
   mutable std::mutex mutex;                // held by bloomtool_shutdown while it frees the reader
@@ -131,8 +135,8 @@ class InFlight {
 
 char empty_byte = 0;
 
-bloomtool_status open_with(const char* path, const char* trusted_key,
-                           bloomtool_filter** out) noexcept {
+bloomtool_status open_with(const char* path, const char* trusted_key, bloomtool_filter** out,
+                           uint32_t refresh_seconds = 0, int64_t max_age_seconds = 0) noexcept {
   if (out == nullptr) return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "no place to store the filter");
   *out = nullptr;
   if (path == nullptr) return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "no path (NULL)");
@@ -141,6 +145,8 @@ bloomtool_status open_with(const char* path, const char* trusted_key,
     bloomtool::OpenOptions options;
     options.format = bloomtool::FilterFormat::kBloomtool;  // the files bloomtool writes
     if (trusted_key != nullptr) options.trusted_key = trusted_key;
+    options.refresh_seconds = refresh_seconds;
+    options.max_age_seconds = max_age_seconds;
     *out = new bloomtool_filter(path, options);
     return BLOOMTOOL_OK;
   });
@@ -220,7 +226,18 @@ bloomtool_status bloomtool_get_info(const bloomtool_filter* filter, bloomtool_in
   if (!call.entered()) return call.closed();
   if (info == nullptr || info->size < sizeof(size_t))
     return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "info: NULL, or its size member is not set");
-  const bloomtool::FilterInfo& r = filter->info;
+  const bloomtool::FilterInfo& serving = call.reader().info();
+  std::lock_guard<std::mutex> lock(filter->info_mutex);
+  if (&serving != filter->info_seen) {
+    // The reader keeps every filter's facts until it is freed, so an address is never reused.
+    const bloomtool_status copied = guarded([&] {
+      filter->infos.push_back(serving);
+      return BLOOMTOOL_OK;
+    });
+    if (copied != BLOOMTOOL_OK) return copied;
+    filter->info_seen = &serving;
+  }
+  const bloomtool::FilterInfo& r = filter->infos.back();
   bloomtool_info full;
   full.size = info->size;
   full.kind = r.kind.c_str();
@@ -276,6 +293,35 @@ const char* bloomtool_status_name(int status) {
     default:
       return "internal error";
   }
+}
+
+// ---- Following a replaced file (refresh) ----------------------------------------------------
+
+bloomtool_status bloomtool_open_with(const char* path, const bloomtool_open_options* options,
+                                     bloomtool_filter** out) {
+  if (options == nullptr) return open_with(path, nullptr, out);
+  if (out != nullptr) *out = nullptr;
+  if (options->size < sizeof(size_t))
+    return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "options: its size member is not set");
+  bloomtool_open_options o{};
+  std::memcpy(&o, options, options->size < sizeof o ? options->size : sizeof o);
+  if (o.trusted_key != nullptr && *o.trusted_key == '\0')
+    return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "trusted_key: empty (NULL for none)");
+  if (o.max_age_seconds < 0)
+    return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "max_age_seconds: negative");
+  return open_with(path, o.trusted_key, out, o.refresh_seconds, o.max_age_seconds);
+}
+
+bloomtool_status bloomtool_refresh(bloomtool_filter* filter, int* changed) {
+  if (changed != nullptr) *changed = 0;
+  if (filter == nullptr) return no_filter();
+  const InFlight call(filter);
+  if (!call.entered()) return call.closed();
+  return guarded([&] {
+    const bool switched = call.reader().refresh();
+    if (changed != nullptr) *changed = switched ? 1 : 0;
+    return BLOOMTOOL_OK;
+  });
 }
 
 }  // extern "C"

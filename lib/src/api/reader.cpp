@@ -2,9 +2,20 @@
 // LoadedFilter, and queries normalise keys as the file says, then test them with
 // filter_contains_keys in chunks that need no allocation per key and no state shared between
 // calls.
+//
+// Refresh: the filter serving is a Served held by a shared_ptr that each query call copies once
+// (under a mutex held for that copy only) and uses to its end; refresh() opens and verifies the
+// new file outside that mutex, then swaps the pointer, so calls in flight finish on the old filter
+// and it is freed when the last of them returns.
 #include <sys/stat.h>
+#include <time.h>
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <ctime>
+#include <deque>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "api/facts.h"
@@ -20,14 +31,55 @@
 
 namespace bloomtool {
 
-struct Reader::Impl {
-  std::string path;
+namespace {
+
+// What names a file at a path: another file is in place when any of these differ.
+struct FileId {
+  bool known = false;
+  uint64_t dev = 0, ino = 0, size = 0;
+  int64_t mtime_sec = 0, mtime_nsec = 0;
+  bool operator==(const FileId&) const = default;
+};
+
+// One filter being served, immutable once built.
+struct Served {
   LoadedFilter loaded;
   Normaliser normaliser;
-  FilterInfo info;
+  const FilterInfo* info = nullptr;  // in Reader::Impl::infos
+  FileId id;
 
   template <typename KeyAt>
   void query(size_t count, const KeyAt& key_at, uint8_t* out) const;
+};
+
+int64_t coarse_now_ns() noexcept {
+  struct timespec ts;
+#ifdef CLOCK_MONOTONIC_COARSE
+  ::clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+#else
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+#endif
+  return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
+}
+
+}  // namespace
+
+struct Reader::Impl {
+  std::string path;
+  OpenOptions options;
+  bool from_bytes = false;
+
+  mutable std::mutex current_mutex;  // held only to copy or swap `current`, or the error text
+  std::shared_ptr<const Served> current;
+  std::string refresh_error;  // of the last automatic refresh
+
+  mutable std::mutex refresh_mutex;  // one refresh at a time; guards `infos`
+  std::deque<FilterInfo> infos;      // every filter served (info() references stay valid)
+  std::atomic<int64_t> next_check_ns{0};
+
+  std::shared_ptr<const Served> acquire();
+  bool refresh_locked();
+  void adopt(std::unique_ptr<Served> served, FilterInfo info);
 };
 
 namespace {
@@ -55,17 +107,109 @@ LoadedFilter load_bloomtool(const std::string& path, const OpenOptions& options)
   return load_filter(path);
 }
 
-Reader::Impl* finish_impl(std::unique_ptr<Reader::Impl>& impl, FilterFormat format, bool verified) {
-  impl->normaliser = Normaliser::parse(impl->loaded.header.normalisation, impl->path);
-  impl->info = filter_info_of(impl->loaded.header, impl->loaded.file_bytes, format);
-  impl->info.signature_verified = verified;
-  return impl.get();
+FileId file_id_at(const std::string& path) {
+  FileId id;
+  struct stat st;
+  if (path == "-" || ::stat(path.c_str(), &st) != 0) return id;
+  id.known = true;
+  id.dev = st.st_dev;
+  id.ino = st.st_ino;
+  id.size = static_cast<uint64_t>(st.st_size);
+  id.mtime_sec = st.st_mtim.tv_sec;
+  id.mtime_nsec = st.st_mtim.tv_nsec;
+  return id;
+}
+
+// Completes `served` from its loaded filter; returns its facts (checked against max_age_seconds).
+FilterInfo finish_served(Served& served, const std::string& name, FilterFormat format,
+                         const OpenOptions& options) {
+  served.normaliser = Normaliser::parse(served.loaded.header.normalisation, name);
+  FilterInfo info = filter_info_of(served.loaded.header, served.loaded.file_bytes, format);
+  info.signature_verified = !options.trusted_key.empty();
+  if (options.max_age_seconds > 0) {
+    const int64_t now = static_cast<int64_t>(std::time(nullptr));
+    if (info.created_unix < now - options.max_age_seconds) {
+      throw Error(ErrorCode::kUntrusted, name + ": too old: created " +
+                                             std::to_string(now - info.created_unix) +
+                                             " s ago, the maximum age is " +
+                                             std::to_string(options.max_age_seconds) + " s");
+    }
+  }
+  return info;
+}
+
+// Opens, verifies and instantiates the filter at `path`; the file's identity is read first, so
+// that a file replaced meanwhile is seen as new by the next refresh.
+std::unique_ptr<Served> open_served(const std::string& path, const OpenOptions& options,
+                                    FilterInfo& info) {
+  auto served = std::make_unique<Served>();
+  served->id = file_id_at(path);
+  const FilterFormat format = resolve_format(path, options.format);
+  if (format == FilterFormat::kBloomtool) {
+    served->loaded = load_bloomtool(path, options);
+  } else {
+    if (!options.trusted_key.empty()) no_signature(path, format);
+    served->loaded = load_filter_as(path, internal_format(format), /*keep_source=*/false);
+  }
+  info = finish_served(*served, path, format, options);
+  return served;
 }
 
 }  // namespace
 
+void Reader::Impl::adopt(std::unique_ptr<Served> served, FilterInfo info) {
+  infos.push_back(std::move(info));
+  served->info = &infos.back();
+  std::shared_ptr<const Served> next(std::move(served));
+  std::lock_guard<std::mutex> lock(current_mutex);
+  current.swap(next);
+  // `next` (the old filter) is released here; calls in flight still hold their own references.
+}
+
+bool Reader::Impl::refresh_locked() {
+  if (from_bytes || path == "-") return false;
+  const FileId now = file_id_at(path);
+  std::shared_ptr<const Served> serving;
+  {
+    std::lock_guard<std::mutex> lock(current_mutex);
+    serving = current;
+  }
+  if (!now.known) {
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0) throw_io_error(path, errno);
+  }
+  if (now == serving->id) return false;
+  FilterInfo info;
+  std::unique_ptr<Served> served = open_served(path, options, info);
+  adopt(std::move(served), std::move(info));
+  return true;
+}
+
+std::shared_ptr<const Served> Reader::Impl::acquire() {
+  if (options.refresh_seconds > 0) {
+    const int64_t now = coarse_now_ns();
+    if (now >= next_check_ns.load(std::memory_order_relaxed)) {
+      std::unique_lock<std::mutex> refreshing(refresh_mutex, std::try_to_lock);
+      if (refreshing.owns_lock() && now >= next_check_ns.load(std::memory_order_relaxed)) {
+        next_check_ns.store(now + int64_t{options.refresh_seconds} * 1000000000,
+                            std::memory_order_relaxed);
+        std::string message;
+        try {
+          refresh_locked();
+        } catch (const std::exception& e) {
+          message = e.what();
+        }
+        std::lock_guard<std::mutex> lock(current_mutex);
+        refresh_error = std::move(message);
+      }
+    }
+  }
+  std::lock_guard<std::mutex> lock(current_mutex);
+  return current;
+}
+
 template <typename KeyAt>
-void Reader::Impl::query(size_t count, const KeyAt& key_at, uint8_t* out) const {
+void Served::query(size_t count, const KeyAt& key_at, uint8_t* out) const {
   std::string_view views[kChunk];
   if (normaliser.empty()) {
     // Keys as they are: tested in place, and the empty ones answered 0 afterwards.
@@ -118,21 +262,24 @@ Reader::~Reader() = default;
 Reader open_filter(const std::string& path, const OpenOptions& options) {
   auto impl = std::make_unique<Reader::Impl>();
   impl->path = path;
-  const FilterFormat format = resolve_format(path, options.format);
-  if (format == FilterFormat::kBloomtool) {
-    impl->loaded = load_bloomtool(path, options);
-  } else {
-    if (!options.trusted_key.empty()) no_signature(path, format);
-    impl->loaded = load_filter_as(path, internal_format(format), /*keep_source=*/false);
-  }
-  finish_impl(impl, format, !options.trusted_key.empty());
+  impl->options = options;
+  FilterInfo info;
+  std::unique_ptr<Served> served = open_served(path, options, info);
+  impl->adopt(std::move(served), std::move(info));
+  if (options.refresh_seconds > 0)
+    impl->next_check_ns.store(coarse_now_ns() + int64_t{options.refresh_seconds} * 1000000000,
+                              std::memory_order_relaxed);
   return Reader(std::move(impl));
 }
 
 Reader open_filter(std::span<const uint8_t> bytes, const OpenOptions& options) {
   auto impl = std::make_unique<Reader::Impl>();
   impl->path = "<memory>";
+  impl->options = options;
+  impl->options.refresh_seconds = 0;  // nothing to follow
+  impl->from_bytes = true;
   const std::string& name = impl->path;
+  auto served = std::make_unique<Served>();
   const FilterFormat format =
       options.format != FilterFormat::kAuto
           ? options.format
@@ -144,27 +291,29 @@ Reader open_filter(std::span<const uint8_t> bytes, const OpenOptions& options) {
           bytes.first(std::min<size_t>(bytes.size(), kMaxHeaderBytes)), bytes.size(), name);
       verify_file_signature(bytes, header, key, name);
     }
-    impl->loaded = make_filter(parse_filter_file(bytes, name), name);
+    served->loaded = make_filter(parse_filter_file(bytes, name), name);
   } else {
     if (!options.trusted_key.empty()) no_signature(name, format);
-    impl->loaded = parse_foreign(bytes, internal_format(format), name, available_memory_bytes());
-    impl->loaded.header.source_format.clear();  // what converting back would need, not queries
+    served->loaded = parse_foreign(bytes, internal_format(format), name, available_memory_bytes());
+    served->loaded.header.source_format.clear();  // what converting back would need, not queries
   }
-  finish_impl(impl, format, !options.trusted_key.empty());
+  FilterInfo info = finish_served(*served, name, format, options);
+  impl->adopt(std::move(served), std::move(info));
   return Reader(std::move(impl));
 }
 
 bool Reader::contains(std::string_view key) const {
+  const std::shared_ptr<const Served> served = impl_->acquire();
   NormScratch scratch;
-  if (!impl_->normaliser.empty()) key = impl_->normaliser.apply(key, scratch);
+  if (!served->normaliser.empty()) key = served->normaliser.apply(key, scratch);
   if (key.empty()) return false;  // never added, never reported by `query`
   uint8_t answer = 0;
-  filter_contains_keys(impl_->loaded, std::span<const std::string_view>(&key, 1), &answer);
+  filter_contains_keys(served->loaded, std::span<const std::string_view>(&key, 1), &answer);
   return answer != 0;
 }
 
 void Reader::contains_many(std::span<const std::string_view> keys, uint8_t* out) const {
-  impl_->query(
+  impl_->acquire()->query(
       keys.size(), [keys](size_t i) { return keys[i]; }, out);
 }
 
@@ -179,17 +328,28 @@ void Reader::contains_many(const char* data, std::span<const uint64_t> offsets,
     }
   }
   const uint64_t* o = offsets.data();
-  impl_->query(
+  impl_->acquire()->query(
       offsets.size() - 1,
       [data, o](size_t i) { return std::string_view(data + o[i], o[i + 1] - o[i]); }, out);
 }
 
 const FilterInfo& Reader::info() const noexcept {
-  return impl_->info;
+  std::lock_guard<std::mutex> lock(impl_->current_mutex);
+  return *impl_->current->info;
 }
 
 const std::string& Reader::path() const noexcept {
   return impl_->path;
+}
+
+bool Reader::refresh() const {
+  std::lock_guard<std::mutex> refreshing(impl_->refresh_mutex);
+  return impl_->refresh_locked();
+}
+
+std::string Reader::last_refresh_error() const {
+  std::lock_guard<std::mutex> lock(impl_->current_mutex);
+  return impl_->refresh_error;
 }
 
 }  // namespace bloomtool
