@@ -323,11 +323,11 @@ class GzipSource final : public ByteSource {
 class AheadSource final : public ByteSource {
  public:
   explicit AheadSource(std::unique_ptr<ByteSource> inner) : inner_(std::move(inner)) {
-    if (::pipe2(cancel_, O_CLOEXEC) != 0) {
-      cancel_[0] = cancel_[1] = -1;
-      return;  // read directly
-    }
-    inner_->cancel_on(cancel_[0]);
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0) return;  // read directly
+    cancel_[0].reset(fds[0]);
+    cancel_[1].reset(fds[1]);
+    inner_->cancel_on(cancel_[0].get());
     for (auto& b : blocks_) b.bytes.resize(kBlock);
     try {
       thread_ = std::thread([this] {
@@ -346,11 +346,9 @@ class AheadSource final : public ByteSource {
       }
       cv_.notify_all();
       const char c = 0;
-      [[maybe_unused]] const ssize_t w = ::write(cancel_[1], &c, 1);
+      [[maybe_unused]] const ssize_t w = ::write(cancel_[1].get(), &c, 1);
       thread_.join();
     }
-    for (const int fd : cancel_)
-      if (fd >= 0) ::close(fd);
   }
   AheadSource(const AheadSource&) = delete;
   AheadSource& operator=(const AheadSource&) = delete;
@@ -435,7 +433,7 @@ class AheadSource final : public ByteSource {
     }
   }
   std::unique_ptr<ByteSource> inner_;
-  int cancel_[2] = {-1, -1};
+  UniqueFd cancel_[2];  // a self-pipe: a byte written to [1] wakes a read waiting on [0]
   Block blocks_[kBlocks];
   mutable std::mutex mu_;
   std::condition_variable cv_;
