@@ -130,6 +130,53 @@ static int build(int argc, char** argv) {
     check(missed == 0 || plan.normalisation != NULL, "every key added is found");
     bloomtool_close(f);
   }
+  if (plan.n != 0 && file != NULL) { /* a Bloom filter sized up front: union, reopen, query */
+    bloomtool_builder* half[2] = {NULL, NULL};
+    for (int b = 0; b < 2; ++b) {
+      check(bloomtool_builder_new(&plan, &half[b]) == BLOOMTOOL_OK, "builder_new(half)");
+      for (size_t i = b == 0 ? 0 : keys / 3; i < (b == 0 ? keys / 3 : keys); ++i)
+        bloomtool_builder_add(half[b], text + begin[i], end[i] - begin[i]);
+    }
+    check(bloomtool_builder_merge(half[0], half[1], 0) == BLOOMTOOL_OK, "builder_merge");
+    uint8_t* merged = NULL;
+    size_t merged_len = 0;
+    check(bloomtool_builder_finish_bytes(half[0], NULL, BLOOMTOOL_FINISH_KEEP, &merged,
+                                         &merged_len) == BLOOMTOOL_OK,
+          "finish_bytes(KEEP) of the union");
+    check(merged_len == file_len && memcmp(merged, file, file_len) == 0,
+          "the union of two parts is the file of the whole");
+    uint64_t size = 0, distinct = 0;
+    check(bloomtool_builder_size(half[0], &size) == BLOOMTOOL_OK && size == keys,
+          "the union counts every key (open after KEEP)");
+    check(bloomtool_builder_estimate(half[0], &distinct) == BLOOMTOOL_OK && distinct > 0 &&
+              distinct <= keys,
+          "builder_estimate");
+    uint8_t* answers = malloc(keys + 1);
+    uint64_t* offs = malloc((keys + 1) * sizeof *offs);
+    offs[0] = 0;
+    for (size_t i = 0; i < keys; ++i) offs[i + 1] = end[i]; /* key i: text[end[i-1]..end[i]) */
+    check(bloomtool_builder_contains_many(half[0], text, offs, keys, answers) == BLOOMTOOL_OK,
+          "builder_contains_many");
+    size_t found = 0;
+    for (size_t i = 0; i < keys; ++i) found += answers[i];
+    check(found > 0, "builder_contains_many finds keys");
+    bloomtool_builder* again = NULL;
+    check(bloomtool_builder_from_bytes(merged, merged_len, &again) == BLOOMTOOL_OK,
+          "builder_from_bytes");
+    uint8_t* round = NULL;
+    size_t round_len = 0;
+    check(again != NULL &&
+              bloomtool_builder_finish_bytes(again, NULL, 0, &round, &round_len) == BLOOMTOOL_OK &&
+              round_len == file_len && memcmp(round, file, file_len) == 0,
+          "builder_from_bytes then finish_bytes gives the same bytes");
+    bloomtool_free(round);
+    bloomtool_free(merged);
+    free(answers);
+    free(offs);
+    bloomtool_builder_free(again);
+    bloomtool_builder_free(half[0]);
+    bloomtool_builder_free(half[1]);
+  }
   bloomtool_builder_free(pair[0]);
   bloomtool_builder_free(pair[1]);
   free(file);
@@ -267,6 +314,45 @@ static int api(void) {
           "fuse from bytes holds its keys");
     bloomtool_close(f);
   }
+  /* A plan that keeps its keys answers nothing before finish; a fuse file is no builder. */
+  check(bloomtool_builder_new(&plan, &b) == BLOOMTOOL_OK, "new(fuse)");
+  uint8_t answer = 0;
+  expect_status(bloomtool_builder_contains_many(b, keys, offs, 1, &answer),
+                BLOOMTOOL_ERR_UNSUPPORTED, "answers before finish", "contains_many(fuse)");
+  expect_status(bloomtool_builder_finish(b, "x.bf", NULL, BLOOMTOOL_FINISH_KEEP),
+                BLOOMTOOL_ERR_UNSUPPORTED, "stays open", "finish(fuse, KEEP)");
+  bloomtool_builder* other = NULL;
+  expect_status(bloomtool_builder_from_bytes(data, len, &other), BLOOMTOOL_ERR_UNSUPPORTED,
+                "not a Bloom filter", "from_bytes(fuse)");
+  plan.kind = BLOOMTOOL_KIND_BLOOM;
+  plan.n = 100;
+  bloomtool_builder* live = NULL;
+  check(bloomtool_builder_new(&plan, &live) == BLOOMTOOL_OK, "new(bloom n=100)");
+  expect_status(bloomtool_builder_merge(live, b, 0), BLOOMTOOL_ERR_UNSUPPORTED,
+                "answers before finish", "merge(bloom, fuse)");
+  expect_status(bloomtool_builder_merge(live, live, 0), BLOOMTOOL_ERR_INVALID_ARGUMENT,
+                "the same builder", "merge(itself)");
+  expect_status(bloomtool_builder_merge(live, NULL, 0), BLOOMTOOL_ERR_INVALID_ARGUMENT,
+                "no builder", "merge(NULL)");
+  plan.n = 1000;
+  check(bloomtool_builder_new(&plan, &other) == BLOOMTOOL_OK, "new(bloom n=1000)");
+  expect_status(bloomtool_builder_merge(live, other, 1), BLOOMTOOL_ERR_INVALID_ARGUMENT,
+                "m: the filters differ", "merge(other m)");
+  bloomtool_builder_free(other);
+  /* 1,000 distinct keys in a filter for 100: refused at finish, nothing written. */
+  char key[16];
+  for (int i = 0; i < 1000; ++i) {
+    int n = snprintf(key, sizeof key, "k%d", i);
+    bloomtool_builder_add(live, key, (size_t)n);
+  }
+  expect_status(bloomtool_builder_finish(live, "over.bf", NULL, 0), BLOOMTOOL_ERR_LIMIT_EXCEEDED,
+                "over.bf: about", "finish(overfilled)");
+  FILE* none = fopen("over.bf", "rb");
+  check(none == NULL, "an overfilled finish writes nothing");
+  if (none != NULL) fclose(none);
+  bloomtool_builder_free(live);
+  bloomtool_builder_free(b);
+
   /* Bytes that are no filter, and bad arguments of the opens. */
   data[len / 2] ^= 0x40;
   expect_status(bloomtool_open_bytes(data, len, BLOOMTOOL_FORMAT_BLOOMTOOL, NULL, &f),

@@ -183,6 +183,7 @@ typedef struct bloomtool_plan {
 
 /* bloomtool_builder_finish / _finish_bytes flags */
 #define BLOOMTOOL_CODEC_RAW 1 /* uncompressed, chunk-checksummed payload (`--codec raw`) */
+#define BLOOMTOOL_FINISH_KEEP 2 /* the builder stays open (a Bloom filter sized up front only) */
 
 /* Checks `plan` and creates a builder in *out (NULL on failure). An impossible plan is
  * BLOOMTOOL_ERR_INVALID_ARGUMENT with a message naming the member ("p: must be between 0 and
@@ -210,7 +211,9 @@ BLOOMTOOL_C_API bloomtool_status bloomtool_builder_size(const bloomtool_builder*
 /* Builds the filter and writes it to `path` atomically (a temporary file renamed over it: the old
  * file stays whole on any error), signed with the secret key file `signing_key_path` (NAME.key of
  * `bloomtool keygen`) unless NULL; `flags`: 0 or BLOOMTOOL_CODEC_RAW. The builder is finished
- * afterwards, whether this succeeds or not (its keys are released). */
+ * afterwards, whether this succeeds or not (its keys are released), unless `flags` has
+ * BLOOMTOOL_FINISH_KEEP: a Bloom filter sized up front then stays open and takes more keys
+ * (BLOOMTOOL_ERR_UNSUPPORTED for other plans). */
 BLOOMTOOL_C_API bloomtool_status bloomtool_builder_finish(bloomtool_builder* builder,
                                                           const char* path,
                                                           const char* signing_key_path,
@@ -222,6 +225,35 @@ BLOOMTOOL_C_API bloomtool_status bloomtool_builder_finish_bytes(bloomtool_builde
                                                                 const char* signing_key_path,
                                                                 uint32_t flags, uint8_t** data,
                                                                 size_t* len);
+
+/* A Bloom plan sized up front (n, or m and k) sets the bits as keys arrive, so its builder also
+ * answers queries, combines with another and estimates its keys before any finish; these calls
+ * return BLOOMTOOL_ERR_UNSUPPORTED for other plans (which keep their keys until finish). */
+
+/* Batch query of the keys added so far, in the layout of bloomtool_contains_many. */
+BLOOMTOOL_C_API bloomtool_status bloomtool_builder_contains_many(const bloomtool_builder* builder,
+                                                                 const void* keys,
+                                                                 const uint64_t* offsets,
+                                                                 size_t count, uint8_t* results);
+
+/* Ors (intersect = 0: the union) or ands (intersect = 1) the bits of `other` into `builder`; both
+ * need the same variant, m, k, seed and normalisation (BLOOMTOOL_ERR_INVALID_ARGUMENT naming the
+ * first that differs). The union of builders of parts of a key set is bit for bit the builder of
+ * the whole set, and its file the same file; the counts of keys add up. */
+BLOOMTOOL_C_API bloomtool_status bloomtool_builder_merge(bloomtool_builder* builder,
+                                                         const bloomtool_builder* other,
+                                                         int32_t intersect);
+
+/* The distinct keys estimated from the fill (what the file would record) in *distinct. */
+BLOOMTOOL_C_API bloomtool_status bloomtool_builder_estimate(const bloomtool_builder* builder,
+                                                            uint64_t* distinct);
+
+/* A builder holding the Bloom filter of a bloomtool file image (a standard or blocked Bloom
+ * filter of the xxh3-64 scheme, checked as bloomtool_open_bytes checks it), to take more keys:
+ * its counts, label, creation time, seed and normalisation carry on, and finishing it unchanged
+ * gives the same bytes (unsigned). Other kinds are BLOOMTOOL_ERR_UNSUPPORTED. */
+BLOOMTOOL_C_API bloomtool_status bloomtool_builder_from_bytes(const void* data, size_t len,
+                                                              bloomtool_builder** out);
 
 /* Frees a builder (its keys, unwritten, are dropped); NULL is ignored. */
 BLOOMTOOL_C_API void bloomtool_builder_free(bloomtool_builder* builder);

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "api/live_bloom.h"
 #include "bloomtool/build.h"
 #include "bloomtool/error.h"
 #include "bloomtool/filter.h"
@@ -293,8 +294,17 @@ const char* bloomtool_status_name(int status) {
 // A builder: the C++ Builder behind a mutex (calls on one builder are serialised); `finished` once
 // finish ran (the keys are released; later calls fail with BLOOMTOOL_ERR_CLOSED).
 struct bloomtool_builder {
-  explicit bloomtool_builder(const bloomtool::Plan& plan) : builder(plan) {}
-  bloomtool::Builder builder;
+  explicit bloomtool_builder(const bloomtool::Plan& plan) {
+    if (bloomtool::LiveBloom::fits(plan))
+      live = std::make_unique<bloomtool::LiveBloom>(plan);
+    else
+      builder = std::make_unique<bloomtool::Builder>(plan);
+  }
+  explicit bloomtool_builder(std::unique_ptr<bloomtool::LiveBloom> from) : live(std::move(from)) {}
+  // One of the two: a Bloom filter sized up front is built as keys arrive (and answers queries);
+  // other plans keep their keys until finish.
+  std::unique_ptr<bloomtool::Builder> builder;
+  std::unique_ptr<bloomtool::LiveBloom> live;
   bool finished = false;
   mutable std::mutex mutex;
 };
@@ -303,6 +313,21 @@ namespace {
 
 // The longest key a builder takes: `bloomtool build`'s default longest line.
 constexpr uint64_t kMaxBuilderKey = uint64_t{1} << 20;
+
+// BLOOMTOOL_FINISH_KEEP: only a builder that holds its filter (not its keys) stays open.
+bool keep_open(const bloomtool_builder* builder, uint32_t flags) noexcept {
+  return (flags & BLOOMTOOL_FINISH_KEEP) == 0 || builder->live != nullptr;
+}
+
+bloomtool_status cannot_keep() noexcept {
+  return fail(BLOOMTOOL_ERR_UNSUPPORTED,
+              "only a Bloom filter sized up front (n, or m and k) stays open after finish");
+}
+
+bloomtool_status no_filter_yet() noexcept {
+  return fail(BLOOMTOOL_ERR_UNSUPPORTED,
+              "only a Bloom filter sized up front (n, or m and k) answers before finish");
+}
 
 bloomtool_status no_builder() noexcept {
   return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "no builder (the handle is NULL)");
@@ -379,7 +404,7 @@ bloomtool_status plan_of(const bloomtool_plan* in, bloomtool::Plan& plan) {
 
 bloomtool_status output_of(const char* signing_key_path, uint32_t flags,
                            bloomtool::OutputOptions& output) {
-  if ((flags & ~uint32_t{BLOOMTOOL_CODEC_RAW}) != 0)
+  if ((flags & ~uint32_t{BLOOMTOOL_CODEC_RAW | BLOOMTOOL_FINISH_KEEP}) != 0)
     return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "flags: unknown bits set");
   output.codec =
       (flags & BLOOMTOOL_CODEC_RAW) != 0 ? bloomtool::Codec::kRaw : bloomtool::Codec::kZstd;
@@ -451,7 +476,10 @@ bloomtool_status bloomtool_builder_add(bloomtool_builder* builder, const void* k
   if (len > kMaxBuilderKey) return key_too_long(UINT64_MAX, len);
   return guarded([&] {
     const char* bytes = key != nullptr ? static_cast<const char*>(key) : &empty_byte;
-    builder->builder.add(std::string_view(bytes, len));
+    if (builder->live)
+      builder->live->add(std::string_view(bytes, len));
+    else
+      builder->builder->add(std::string_view(bytes, len));
     return BLOOMTOOL_OK;
   });
 }
@@ -471,7 +499,19 @@ bloomtool_status bloomtool_builder_add_many(bloomtool_builder* builder, const vo
   }
   return guarded([&] {
     const char* bytes = keys != nullptr ? static_cast<const char*>(keys) : &empty_byte;
-    builder->builder.add_many(bytes, std::span<const uint64_t>(offsets, count + 1));
+    if (builder->live) {
+      for (size_t i = 1; i <= count; ++i) {
+        if (offsets[i] < offsets[i - 1])
+          return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT,
+                      ("offsets: entry " + std::to_string(i) + " (" + std::to_string(offsets[i]) +
+                       ") is less than the one before it (" + std::to_string(offsets[i - 1]) + ")")
+                          .c_str());
+      }
+      for (size_t i = 0; i < count; ++i)
+        builder->live->add(std::string_view(bytes + offsets[i], offsets[i + 1] - offsets[i]));
+    } else {
+      builder->builder->add_many(bytes, std::span<const uint64_t>(offsets, count + 1));
+    }
     return BLOOMTOOL_OK;
   });
 }
@@ -481,7 +521,7 @@ bloomtool_status bloomtool_builder_size(const bloomtool_builder* builder, uint64
   if (out == nullptr) return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "no place to store the size");
   std::lock_guard<std::mutex> lock(builder->mutex);
   if (builder->finished) return finished_builder();
-  *out = builder->builder.size();
+  *out = builder->live ? builder->live->lines() : builder->builder->size();
   return BLOOMTOOL_OK;
 }
 
@@ -496,10 +536,17 @@ bloomtool_status bloomtool_builder_finish(bloomtool_builder* builder, const char
   const bloomtool_status checked =
       guarded([&] { return output_of(signing_key_path, flags, output); });
   if (checked != BLOOMTOOL_OK) return checked;
-  builder->finished = true;
+  if (!keep_open(builder, flags)) return cannot_keep();
+  builder->finished = (flags & BLOOMTOOL_FINISH_KEEP) == 0;
   return guarded([&] {
-    bloomtool::Builder done = std::move(builder->builder);
-    done.finish(path, output);
+    if (builder->live) {
+      const std::unique_ptr<bloomtool::LiveBloom> done =
+          builder->finished ? std::move(builder->live) : nullptr;
+      (done ? *done : *builder->live).write(path, output);
+    } else {
+      const std::unique_ptr<bloomtool::Builder> done = std::move(builder->builder);
+      done->finish(path, output);
+    }
     return BLOOMTOOL_OK;
   });
 }
@@ -518,15 +565,94 @@ bloomtool_status bloomtool_builder_finish_bytes(bloomtool_builder* builder,
   const bloomtool_status checked =
       guarded([&] { return output_of(signing_key_path, flags, output); });
   if (checked != BLOOMTOOL_OK) return checked;
-  builder->finished = true;
+  if (!keep_open(builder, flags)) return cannot_keep();
+  builder->finished = (flags & BLOOMTOOL_FINISH_KEEP) == 0;
   return guarded([&] {
-    bloomtool::Builder done = std::move(builder->builder);
-    const std::vector<uint8_t> bytes = done.finish_bytes(output);
+    std::vector<uint8_t> bytes;
+    if (builder->live) {
+      const std::unique_ptr<bloomtool::LiveBloom> done =
+          builder->finished ? std::move(builder->live) : nullptr;
+      bytes = (done ? *done : *builder->live).encode(output);
+    } else {
+      const std::unique_ptr<bloomtool::Builder> done = std::move(builder->builder);
+      bytes = done->finish_bytes(output);
+    }
     auto* copy = static_cast<uint8_t*>(std::malloc(bytes.empty() ? 1 : bytes.size()));
     if (copy == nullptr) throw std::bad_alloc();
     if (!bytes.empty()) std::memcpy(copy, bytes.data(), bytes.size());
     *data = copy;
     *len = bytes.size();
+    return BLOOMTOOL_OK;
+  });
+}
+
+bloomtool_status bloomtool_builder_contains_many(const bloomtool_builder* builder, const void* keys,
+                                                 const uint64_t* offsets, size_t count,
+                                                 uint8_t* results) {
+  if (builder == nullptr) return no_builder();
+  std::lock_guard<std::mutex> lock(builder->mutex);
+  if (builder->finished) return finished_builder();
+  if (!builder->live) return no_filter_yet();
+  if (count == 0) return BLOOMTOOL_OK;
+  if (offsets == nullptr || results == nullptr)
+    return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "offsets and results must not be NULL");
+  if (keys == nullptr && offsets[count] != offsets[0])
+    return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "keys: NULL with non-empty keys");
+  return guarded([&] {
+    for (size_t i = 1; i <= count; ++i) {
+      if (offsets[i] < offsets[i - 1])
+        return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT,
+                    ("offsets: entry " + std::to_string(i) + " (" + std::to_string(offsets[i]) +
+                     ") is less than the one before it (" + std::to_string(offsets[i - 1]) + ")")
+                        .c_str());
+    }
+    const char* bytes = keys != nullptr ? static_cast<const char*>(keys) : &empty_byte;
+    for (size_t i = 0; i < count; ++i)
+      results[i] =
+          builder->live->contains(std::string_view(bytes + offsets[i], offsets[i + 1] - offsets[i]))
+              ? 1
+              : 0;
+    return BLOOMTOOL_OK;
+  });
+}
+
+bloomtool_status bloomtool_builder_merge(bloomtool_builder* builder, const bloomtool_builder* other,
+                                         int32_t intersect) {
+  if (builder == nullptr || other == nullptr) return no_builder();
+  if (builder == other)
+    return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "other: the same builder (merge a copy)");
+  std::scoped_lock lock(builder->mutex, other->mutex);
+  if (builder->finished || other->finished) return finished_builder();
+  if (!builder->live || !other->live) return no_filter_yet();
+  return guarded([&] {
+    builder->live->merge(*other->live, intersect != 0);
+    return BLOOMTOOL_OK;
+  });
+}
+
+bloomtool_status bloomtool_builder_estimate(const bloomtool_builder* builder, uint64_t* distinct) {
+  if (builder == nullptr) return no_builder();
+  if (distinct == nullptr) return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "no place to store it");
+  std::lock_guard<std::mutex> lock(builder->mutex);
+  if (builder->finished) return finished_builder();
+  if (!builder->live) return no_filter_yet();
+  return guarded([&] {
+    *distinct = builder->live->distinct();
+    return BLOOMTOOL_OK;
+  });
+}
+
+bloomtool_status bloomtool_builder_from_bytes(const void* data, size_t len,
+                                              bloomtool_builder** out) {
+  if (out == nullptr) return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "no place to store the builder");
+  *out = nullptr;
+  if (data == nullptr && len != 0)
+    return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "data: NULL with a non-zero length");
+  return guarded([&] {
+    const uint8_t* bytes = data != nullptr ? static_cast<const uint8_t*>(data)
+                                           : reinterpret_cast<const uint8_t*>(&empty_byte);
+    *out = new bloomtool_builder(
+        std::make_unique<bloomtool::LiveBloom>(std::span<const uint8_t>(bytes, len), "<memory>"));
     return BLOOMTOOL_OK;
   });
 }
