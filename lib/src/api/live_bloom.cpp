@@ -73,6 +73,7 @@ LiveBloom::LiveBloom(std::span<const uint8_t> image, const std::string& name) {
   template_.raw_chunk_bytes = 0;
   template_.raw_payload_offset = 0;
   template_.header_bytes = 0;
+  template_.minor = kFormatMinor;  // the writer raises it for what needs 1.1 (raw, signed)
   stats_.lines = h.lines_read;
   stats_.keys = h.keys_added;
   stats_.empty_lines = h.empty_lines;
