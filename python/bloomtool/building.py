@@ -81,6 +81,7 @@ def _declare() -> None:
                                            ctypes.POINTER(vp), ctypes.POINTER(ctypes.c_size_t)],
         "bloomtool_builder_contains_many": [vp, ctypes.c_char_p, vp, ctypes.c_size_t, vp],
         "bloomtool_builder_merge": [vp, vp, ctypes.c_int32],
+        "bloomtool_builder_contains": [vp, ctypes.c_char_p, ctypes.c_size_t],
         "bloomtool_builder_estimate": [vp, u64p],
         "bloomtool_builder_from_bytes": [ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(vp)],
         "bloomtool_open_bytes": [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int32,
@@ -99,6 +100,7 @@ def _declare() -> None:
 
 
 _declare()
+_contains = _lib.bloomtool_builder_contains
 
 
 def _check(status: int, path: Optional[str] = None) -> None:
@@ -294,7 +296,17 @@ class BloomFilter:
 
     def contains(self, key: Key) -> bool:
         """True if `key` may have been added, False if it certainly was not."""
-        return self.contains_many([key])[0]
+        if type(key) is str:
+            try:
+                key = key.encode("utf-8")
+            except UnicodeEncodeError:
+                key = _as_bytes(key)  # raises ArgumentError, naming the character
+        elif type(key) is not bytes:
+            key = _as_bytes(key)
+        r = _contains(self._builder.handle, key, len(key))
+        if r < 0:
+            raise _error(-r)
+        return r == 1
 
     __contains__ = contains
 

@@ -159,7 +159,11 @@ static int build(int argc, char** argv) {
           "builder_contains_many");
     size_t found = 0;
     for (size_t i = 0; i < keys; ++i) found += answers[i];
-    check(found > 0, "builder_contains_many finds keys");
+    size_t agree = 0;
+    for (size_t i = 0; i < keys; ++i)
+      agree +=
+          bloomtool_builder_contains(half[0], text + offs[i], offs[i + 1] - offs[i]) == answers[i];
+    check(found > 0 && agree == keys, "builder_contains_many finds keys, as builder_contains");
     bloomtool_builder* again = NULL;
     check(bloomtool_builder_from_bytes(merged, merged_len, &again) == BLOOMTOOL_OK,
           "builder_from_bytes");
@@ -319,6 +323,10 @@ static int api(void) {
   uint8_t answer = 0;
   expect_status(bloomtool_builder_contains_many(b, keys, offs, 1, &answer),
                 BLOOMTOOL_ERR_UNSUPPORTED, "answers before finish", "contains_many(fuse)");
+  expect_status(-bloomtool_builder_contains(b, "one", 3), BLOOMTOOL_ERR_UNSUPPORTED,
+                "answers before finish", "contains(fuse)");
+  expect_status(-bloomtool_builder_contains(NULL, "one", 3), BLOOMTOOL_ERR_INVALID_ARGUMENT,
+                "no builder", "contains(NULL)");
   expect_status(bloomtool_builder_finish(b, "x.bf", NULL, BLOOMTOOL_FINISH_KEEP),
                 BLOOMTOOL_ERR_UNSUPPORTED, "stays open", "finish(fuse, KEEP)");
   bloomtool_builder* other = NULL;

@@ -1,6 +1,6 @@
 /* The C API of libbloomtool.so (SONAME libbloomtool.so.0): open a filter file that bloomtool
  * wrote (any kind, codec and hash scheme it reads), ask whether keys may be in it, read its facts,
- * close it. Keys are normalised as the file says, exactly as `bloomtool query` does.
+ * close it; and build a filter from keys in memory (bloomtool_builder, at the end). Keys are normalised as the file says, exactly as `bloomtool query` does.
  *
  * Errors: functions that can fail return a bloomtool_status (0 = BLOOMTOOL_OK) or, for the
  * single-key query, a negative status; the message is then available from
@@ -229,6 +229,11 @@ BLOOMTOOL_C_API bloomtool_status bloomtool_builder_finish_bytes(bloomtool_builde
 /* A Bloom plan sized up front (n, or m and k) sets the bits as keys arrive, so its builder also
  * answers queries, combines with another and estimates its keys before any finish; these calls
  * return BLOOMTOOL_ERR_UNSUPPORTED for other plans (which keep their keys until finish). */
+
+/* 1 if the key may have been added, 0 if not, or a negative bloomtool_status (as
+ * bloomtool_contains). */
+BLOOMTOOL_C_API int bloomtool_builder_contains(const bloomtool_builder* builder, const void* key,
+                                               size_t len);
 
 /* Batch query of the keys added so far, in the layout of bloomtool_contains_many. */
 BLOOMTOOL_C_API bloomtool_status bloomtool_builder_contains_many(const bloomtool_builder* builder,

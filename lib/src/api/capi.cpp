@@ -616,6 +616,22 @@ bloomtool_status bloomtool_builder_contains_many(const bloomtool_builder* builde
   });
 }
 
+int bloomtool_builder_contains(const bloomtool_builder* builder, const void* key, size_t len) {
+  if (builder == nullptr) return -no_builder();
+  std::lock_guard<std::mutex> lock(builder->mutex);
+  if (builder->finished) return -finished_builder();
+  if (!builder->live) return -no_filter_yet();
+  if (key == nullptr && len != 0)
+    return -fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "key: NULL with a non-zero length");
+  int answer = 0;
+  const bloomtool_status status = guarded([&] {
+    const char* bytes = key != nullptr ? static_cast<const char*>(key) : &empty_byte;
+    answer = builder->live->contains(std::string_view(bytes, len)) ? 1 : 0;
+    return BLOOMTOOL_OK;
+  });
+  return status == BLOOMTOOL_OK ? answer : -static_cast<int>(status);
+}
+
 bloomtool_status bloomtool_builder_merge(bloomtool_builder* builder, const bloomtool_builder* other,
                                          int32_t intersect) {
   if (builder == nullptr || other == nullptr) return no_builder();
