@@ -507,8 +507,7 @@ bloomtool_status bloomtool_builder_add_many(bloomtool_builder* builder, const vo
                        ") is less than the one before it (" + std::to_string(offsets[i - 1]) + ")")
                           .c_str());
       }
-      for (size_t i = 0; i < count; ++i)
-        builder->live->add(std::string_view(bytes + offsets[i], offsets[i + 1] - offsets[i]));
+      builder->live->add_many(bytes, std::span<const uint64_t>(offsets, count + 1));
     } else {
       builder->builder->add_many(bytes, std::span<const uint64_t>(offsets, count + 1));
     }
@@ -607,11 +606,7 @@ bloomtool_status bloomtool_builder_contains_many(const bloomtool_builder* builde
                         .c_str());
     }
     const char* bytes = keys != nullptr ? static_cast<const char*>(keys) : &empty_byte;
-    for (size_t i = 0; i < count; ++i)
-      results[i] =
-          builder->live->contains(std::string_view(bytes + offsets[i], offsets[i + 1] - offsets[i]))
-              ? 1
-              : 0;
+    builder->live->contains_many(bytes, std::span<const uint64_t>(offsets, count + 1), results);
     return BLOOMTOOL_OK;
   });
 }

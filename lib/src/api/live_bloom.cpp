@@ -95,6 +95,54 @@ void LiveBloom::add(std::string_view key) {
   filter_->add(hash_key(key, filter_->rule().seed));
 }
 
+void LiveBloom::add_many(const char* data, std::span<const uint64_t> offsets) {
+  hashes_.clear();
+  for (size_t i = 0; i + 1 < offsets.size(); ++i) {
+    std::string_view key(data + offsets[i], offsets[i + 1] - offsets[i]);
+    ++stats_.lines;
+    stats_.bytes += key.size();
+    if (key.empty()) {
+      ++stats_.empty_lines;
+      continue;
+    }
+    if (!normaliser_.empty()) key = normaliser_.apply(key, scratch_);
+    if (key.empty()) {
+      ++stats_.empty_keys;
+      continue;
+    }
+    ++stats_.keys;
+    hashes_.push_back(hash_key(key, filter_->rule().seed));
+  }
+  filter_->add_batch(hashes_);
+}
+
+bool LiveBloom::hash_of(std::string_view key, uint64_t& hash) const {
+  if (key.empty()) return false;
+  if (!normaliser_.empty()) key = normaliser_.apply(key, scratch_);
+  if (key.empty()) return false;
+  hash = hash_key(key, filter_->rule().seed);
+  return true;
+}
+
+void LiveBloom::contains_many(const char* data, std::span<const uint64_t> offsets,
+                              uint8_t* out) const {
+  const size_t count = offsets.size() - 1;
+  hashes_.clear();
+  std::vector<size_t> present;  // the keys that have a hash, in order
+  present.reserve(count);
+  for (size_t i = 0; i < count; ++i) {
+    uint64_t h = 0;
+    out[i] = 0;
+    if (hash_of(std::string_view(data + offsets[i], offsets[i + 1] - offsets[i]), h)) {
+      hashes_.push_back(h);
+      present.push_back(i);
+    }
+  }
+  std::vector<uint8_t> answers(hashes_.size());
+  filter_->contains_batch(hashes_, answers.data());
+  for (size_t j = 0; j < present.size(); ++j) out[present[j]] = answers[j];
+}
+
 bool LiveBloom::contains(std::string_view key) const {
   if (key.empty()) return false;
   if (!normaliser_.empty()) key = normaliser_.apply(key, scratch_);

@@ -31,7 +31,11 @@ class LiveBloom {
   LiveBloom(std::span<const uint8_t> image, const std::string& name);
 
   void add(std::string_view key);
+  // Key i is data[offsets[i], offsets[i + 1]) (offsets checked by the caller); hashed first, then
+  // inserted (or tested) as one batch, which lets the filter prefetch their words.
+  void add_many(const char* data, std::span<const uint64_t> offsets);
   bool contains(std::string_view key) const;
+  void contains_many(const char* data, std::span<const uint64_t> offsets, uint8_t* out) const;
   // Ors (or ands) the bits of `other`, which must have the same variant, m, k, seed and
   // normalisation (kInvalidArgument naming the first that differs); the counts add up.
   void merge(const LiveBloom& other, bool intersect);
@@ -45,6 +49,9 @@ class LiveBloom {
 
  private:
   FilterHeader header() const;
+  // The key's hash after normalisation; false when it normalises to nothing (or is empty).
+  bool hash_of(std::string_view key, uint64_t& hash) const;
+  mutable std::vector<uint64_t> hashes_;
   std::unique_ptr<BloomFilter> filter_;
   FilterHeader template_;  // kind, geometry, provenance, normalisation, input options
   Normaliser normaliser_;
