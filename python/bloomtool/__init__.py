@@ -37,6 +37,7 @@ from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
 
 __all__ = [
     "ArgumentError",
+    "BloomFilter",
     "Error",
     "Filter",
     "FilterFileError",
@@ -44,6 +45,8 @@ __all__ = [
     "OpenError",
     "OutOfMemoryError",
     "UntrustedError",
+    "build",
+    "from_bytes",
     "library_version",
     "open",
 ]
@@ -375,7 +378,8 @@ class Filter:
     _closed = True
     path = ""
 
-    def __init__(self, path: PathArg, trusted_key: Optional[PathArg] = None) -> None:
+    def __init__(self, path: PathArg, trusted_key: Optional[PathArg] = None,
+                 format: str = "bloomtool") -> None:
         if getattr(self, "_handle", None) is not None:
             raise TypeError("bloomtool.Filter: already open (create a new Filter)")
         # _handle is set once, here, and freed by __del__ only: close() shuts the C handle down
@@ -387,7 +391,14 @@ class Filter:
         key = None if trusted_key is None else _path_bytes(trusted_key, "trusted_key")
         self.path = os.fsdecode(encoded)
         handle = ctypes.c_void_p()
-        if key is None:
+        if format != "bloomtool":
+            from .building import _FORMATS
+            if format not in _FORMATS:
+                raise _argument_error(f"format: expected one of {', '.join(_FORMATS)}, got "
+                                      f"{format!r}")
+            status = _lib.bloomtool_open_format(encoded, _FORMATS[format], key,
+                                                ctypes.byref(handle))
+        elif key is None:
             status = _lib.bloomtool_open(encoded, ctypes.byref(handle))
         else:
             status = _lib.bloomtool_open_trusted(encoded, key, ctypes.byref(handle))
@@ -402,6 +413,8 @@ class Filter:
         self._reopen: Optional[Tuple[bytes, Dict[str, Any]]] = (
             None if reopen is None or (key is not None and key_reopen is None)
             else (reopen, {} if key is None else {"trusted_key": key_reopen}))
+        if self._reopen is not None and format != "bloomtool":
+            self._reopen[1]["format"] = format
 
     def _check_open(self) -> None:
         """Raises the closed error once the C handle is shut down (asking it, not a flag of
@@ -541,11 +554,20 @@ class Filter:
         return (path, dict(options), tuple(self._info[name] for name in _IDENTITY))
 
     def __reduce__(self) -> Tuple[Any, ...]:
-        # Another process (multiprocessing, concurrent.futures, Dask) reopens the file by path.
+        # Another process (multiprocessing, concurrent.futures, Dask) reopens the file by path;
+        # a filter opened from bytes (bloomtool.build, from_bytes) travels as its bytes.
+        image = getattr(self, "_image", None)
+        if image is not None:
+            self._check_open()
+            return (_from_image, (image[0], image[1]))
         return (_reopen, self._reopen_args("pickle"))
 
     def __copy__(self) -> "Filter":
         """An independent Filter on the same file (reopened): closing one leaves the other open."""
+        image = getattr(self, "_image", None)
+        if image is not None:
+            self._check_open()
+            return _from_image(image[0], image[1])
         return _reopen(*self._reopen_args("copy"))
 
     def __deepcopy__(self, memo: Dict[int, Any]) -> "Filter":
@@ -581,9 +603,19 @@ def _is_buffer(value: object) -> bool:
 
 
 def open(path: PathArg,  # noqa: A001 (like io.open)
-         trusted_key: Optional[PathArg] = None) -> Filter:
+         trusted_key: Optional[PathArg] = None, format: str = "bloomtool") -> Filter:
     """Opens the filter file at `path`, with every check ``bloomtool query`` makes. With
     `trusted_key` (a NAME.pub file of ``bloomtool keygen``), only a file signed by that key and
     unaltered since opens, as with ``bloomtool query --trusted-key``; else UntrustedError. A path
-    holding a NUL byte, or not encodable, raises ArgumentError."""
-    return Filter(path, trusted_key)
+    holding a NUL byte, or not encodable, raises ArgumentError. `format`: 'bloomtool' (a file
+    bloomtool wrote), 'guava' (a Guava BloomFilter.writeTo file), 'dcso' (a DCSO bloom v1 file,
+    plain or gzip) or 'auto' (told apart by the first bytes)."""
+    return Filter(path, trusted_key, format)
+
+
+def _from_image(data: bytes, format: str) -> Filter:
+    from .building import from_bytes
+    return from_bytes(data, format=format)
+
+
+from .building import BloomFilter, build, from_bytes  # noqa: E402 (needs the names above)

@@ -65,6 +65,7 @@ expect_contents libbloomtool-dev /usr/include/bloomtool/bloomtool.h /usr/include
 expect_eq "$(contents_of libbloomtool-dev | sed -n 's|^/usr/include/bloomtool/\(..*\)|\1|p' | sort)" \
   "$(grep -v '^#' "$SOURCE_DIR/tests/package/public_headers.txt" | sort)" "libbloomtool-dev headers"
 expect_contents python3-bloomtool /usr/lib/python3/dist-packages/bloomtool/__init__.py \
+  /usr/lib/python3/dist-packages/bloomtool/building.py \
   /usr/lib/python3/dist-packages/bloomtool/_libpath.py /usr/lib/python3/dist-packages/bloomtool/py.typed
 for p in "${!deb[@]}"; do
   expect_contents "$p" "/usr/share/doc/$p/copyright" "/usr/share/doc/$p/changelog.Debian.gz"

@@ -1,6 +1,6 @@
 /* The C API of libbloomtool.so (SONAME libbloomtool.so.0): open a filter file that bloomtool
  * wrote (any kind, codec and hash scheme it reads), ask whether keys may be in it, read its facts,
- * close it. Keys are normalised as the file says, exactly as `bloomtool query` does.
+ * close it; and build a filter from keys in memory (bloomtool_builder, at the end). Keys are normalised as the file says, exactly as `bloomtool query` does.
  *
  * Errors: functions that can fail return a bloomtool_status (0 = BLOOMTOOL_OK) or, for the
  * single-key query, a negative status; the message is then available from
@@ -164,6 +164,160 @@ BLOOMTOOL_C_API bloomtool_status bloomtool_open_with(const char* path,
  * bloomtool_last_error() say why. bloomtool_get_info then describes the new filter; strings it
  * gave before stay valid until bloomtool_close. May be called while other threads query. */
 BLOOMTOOL_C_API bloomtool_status bloomtool_refresh(bloomtool_filter* filter, int* changed);
+
+/* ---- Building (keys in memory) and opening bytes ---------------------------------------------
+ * A bloomtool_builder collects keys and writes the filter a plan describes, to a file or to bytes:
+ * for the same keys and plan (and a fixed creation time: `created`, or SOURCE_DATE_EPOCH) the file
+ * is byte for byte the one `bloomtool build` / `xor-build` writes from a file holding the keys one
+ * per line. Each added key counts as one input line, taken as it is (no line end is stripped).
+ *
+ * Thread safety: calls on one builder are serialised by the library (a call waits for the one in
+ * flight), so a builder may be shared between threads, though adding from several threads is no
+ * faster than from one. bloomtool_builder_free must be the last call on a builder. */
+
+/* A builder. Opaque: only pointers to it are used. */
+typedef struct bloomtool_builder bloomtool_builder;
+
+/* The kinds of filter (bloomtool::Kind). */
+typedef enum bloomtool_kind {
+  BLOOMTOOL_KIND_BLOOM = 0,         /* standard Bloom filter (`build`) */
+  BLOOMTOOL_KIND_BLOCKED_BLOOM = 1, /* blocked Bloom filter (`build --variant blocked`) */
+  BLOOMTOOL_KIND_XOR = 2,           /* xor filter (`xor-build --layout xor`), static */
+  BLOOMTOOL_KIND_BINARY_FUSE = 3    /* binary fuse filter (`xor-build`), static */
+} bloomtool_kind;
+
+/* bloomtool_plan.seed_mode */
+#define BLOOMTOOL_SEED_DEFAULT 0 /* the public default seed */
+#define BLOOMTOOL_SEED_GIVEN 1   /* the `seed` member */
+#define BLOOMTOOL_SEED_RANDOM 2  /* drawn from the operating system (recorded in the file) */
+
+/* What to build (bloomtool::Plan). Zero means "not set" for every member, so a plan zeroed with
+ * memset (or `= {0}`) and its `size` set is the default plan: a standard Bloom filter at 1% sized
+ * for exactly the distinct keys added. New members may be added at the end only (callers set
+ * `size` to sizeof(bloomtool_plan); members beyond it count as zero). */
+typedef struct bloomtool_plan {
+  size_t size;      /* set by the caller: sizeof(bloomtool_plan) */
+  int32_t kind;     /* a bloomtool_kind */
+  uint32_t k;       /* Bloom: hashes per key (`-k`); 0: the best for the size */
+  uint64_t n;       /* Bloom: capacity (`-n`): sized up front, keys counted from the fill */
+  double p;         /* Bloom: false-positive rate (`-p`); 0: 1% unless m is set */
+  uint64_t m;       /* Bloom: size in bits (`-m`) */
+  uint32_t fingerprint_bits; /* xor / binary fuse: 8 or 16; 0: 8 */
+  uint32_t max_attempts;     /* xor / binary fuse: construction seeds to try; 0: 100 */
+  int32_t seed_mode;         /* BLOOMTOOL_SEED_... */
+  int32_t allow_overfill;    /* Bloom with n: 1 writes even when the keys exceed n by > 20% */
+  uint64_t seed;             /* with BLOOMTOOL_SEED_GIVEN */
+  const char* normalisation; /* "trim,lowercase,email", ...; NULL or "": keys as they are */
+  const char* label;         /* free text stored in the file; NULL: none */
+  int64_t created_unix;      /* creation time, with created_set = 1 */
+  int32_t created_set;       /* 0: SOURCE_DATE_EPOCH, else now */
+  uint32_t threads;          /* 0: every core (the file does not depend on it) */
+} bloomtool_plan;
+
+/* bloomtool_builder_finish / _finish_bytes flags */
+#define BLOOMTOOL_CODEC_RAW 1 /* uncompressed, chunk-checksummed payload (`--codec raw`) */
+#define BLOOMTOOL_FINISH_KEEP 2 /* the builder stays open (a Bloom filter sized up front only) */
+
+/* Checks `plan` and creates a builder in *out (NULL on failure). An impossible plan is
+ * BLOOMTOOL_ERR_INVALID_ARGUMENT with a message naming the member ("p: must be between 0 and
+ * 1"). */
+BLOOMTOOL_C_API bloomtool_status bloomtool_builder_new(const bloomtool_plan* plan,
+                                                       bloomtool_builder** out);
+
+/* Adds the key of `len` bytes at `key` (NULL when len is 0). A key longer than 1 MiB (the
+ * longest line `bloomtool build` accepts by default) is BLOOMTOOL_ERR_LIMIT_EXCEEDED and is not
+ * added. After a finish the builder takes no more keys (BLOOMTOOL_ERR_CLOSED). */
+BLOOMTOOL_C_API bloomtool_status bloomtool_builder_add(bloomtool_builder* builder, const void* key,
+                                                       size_t len);
+
+/* Adds `count` keys in the layout of bloomtool_contains_many: key i is keys[offsets[i]] ..
+ * keys[offsets[i + 1] - 1]. Decreasing offsets or a key over 1 MiB fail before any key is
+ * added. */
+BLOOMTOOL_C_API bloomtool_status bloomtool_builder_add_many(bloomtool_builder* builder,
+                                                            const void* keys,
+                                                            const uint64_t* offsets, size_t count);
+
+/* Keys added so far (empty ones included) in *out. */
+BLOOMTOOL_C_API bloomtool_status bloomtool_builder_size(const bloomtool_builder* builder,
+                                                        uint64_t* out);
+
+/* Builds the filter and writes it to `path` atomically (a temporary file renamed over it: the old
+ * file stays whole on any error), signed with the secret key file `signing_key_path` (NAME.key of
+ * `bloomtool keygen`) unless NULL; `flags`: 0 or BLOOMTOOL_CODEC_RAW. The builder is finished
+ * afterwards, whether this succeeds or not (its keys are released), unless `flags` has
+ * BLOOMTOOL_FINISH_KEEP: a Bloom filter sized up front then stays open and takes more keys
+ * (BLOOMTOOL_ERR_UNSUPPORTED for other plans). */
+BLOOMTOOL_C_API bloomtool_status bloomtool_builder_finish(bloomtool_builder* builder,
+                                                          const char* path,
+                                                          const char* signing_key_path,
+                                                          uint32_t flags);
+
+/* The same, storing the file's bytes in *data (free them with bloomtool_free) and their count in
+ * *len. */
+BLOOMTOOL_C_API bloomtool_status bloomtool_builder_finish_bytes(bloomtool_builder* builder,
+                                                                const char* signing_key_path,
+                                                                uint32_t flags, uint8_t** data,
+                                                                size_t* len);
+
+/* A Bloom plan sized up front (n, or m and k) sets the bits as keys arrive, so its builder also
+ * answers queries, combines with another and estimates its keys before any finish; these calls
+ * return BLOOMTOOL_ERR_UNSUPPORTED for other plans (which keep their keys until finish). */
+
+/* 1 if the key may have been added, 0 if not, or a negative bloomtool_status (as
+ * bloomtool_contains). */
+BLOOMTOOL_C_API int bloomtool_builder_contains(const bloomtool_builder* builder, const void* key,
+                                               size_t len);
+
+/* Batch query of the keys added so far, in the layout of bloomtool_contains_many. */
+BLOOMTOOL_C_API bloomtool_status bloomtool_builder_contains_many(const bloomtool_builder* builder,
+                                                                 const void* keys,
+                                                                 const uint64_t* offsets,
+                                                                 size_t count, uint8_t* results);
+
+/* Ors (intersect = 0: the union) or ands (intersect = 1) the bits of `other` into `builder`; both
+ * need the same variant, m, k, seed and normalisation (BLOOMTOOL_ERR_INVALID_ARGUMENT naming the
+ * first that differs). The union of builders of parts of a key set is bit for bit the builder of
+ * the whole set, and its file the same file; the counts of keys add up. */
+BLOOMTOOL_C_API bloomtool_status bloomtool_builder_merge(bloomtool_builder* builder,
+                                                         const bloomtool_builder* other,
+                                                         int32_t intersect);
+
+/* The distinct keys estimated from the fill (what the file would record) in *distinct. */
+BLOOMTOOL_C_API bloomtool_status bloomtool_builder_estimate(const bloomtool_builder* builder,
+                                                            uint64_t* distinct);
+
+/* A builder holding the Bloom filter of a bloomtool file image (a standard or blocked Bloom
+ * filter of the xxh3-64 scheme, checked as bloomtool_open_bytes checks it), to take more keys:
+ * its counts, label, creation time, seed and normalisation carry on, and finishing it unchanged
+ * gives the same bytes (unsigned). Other kinds are BLOOMTOOL_ERR_UNSUPPORTED. */
+BLOOMTOOL_C_API bloomtool_status bloomtool_builder_from_bytes(const void* data, size_t len,
+                                                              bloomtool_builder** out);
+
+/* Frees a builder (its keys, unwritten, are dropped); NULL is ignored. */
+BLOOMTOOL_C_API void bloomtool_builder_free(bloomtool_builder* builder);
+
+/* Frees memory the library handed out (bloomtool_builder_finish_bytes); NULL is ignored. */
+BLOOMTOOL_C_API void bloomtool_free(void* data);
+
+/* bloomtool_open_bytes / bloomtool_open_format: what the bytes or file are. */
+typedef enum bloomtool_format {
+  BLOOMTOOL_FORMAT_BLOOMTOOL = 0, /* a file bloomtool wrote (as bloomtool_open) */
+  BLOOMTOOL_FORMAT_AUTO = 1,      /* told apart by their first bytes */
+  BLOOMTOOL_FORMAT_GUAVA = 2,     /* a Guava BloomFilter.writeTo file */
+  BLOOMTOOL_FORMAT_DCSO = 3       /* a DCSO bloom v1 file, plain or gzip */
+} bloomtool_format;
+
+/* Opens the filter file image of `len` bytes at `data` (copied: the bytes need not outlive the
+ * handle), named "<memory>" in messages, with every check bloomtool_open makes; `format`: a
+ * bloomtool_format; `public_key_path`: NULL, or a NAME.pub file as for bloomtool_open_trusted. */
+BLOOMTOOL_C_API bloomtool_status bloomtool_open_bytes(const void* data, size_t len, int32_t format,
+                                                      const char* public_key_path,
+                                                      bloomtool_filter** out);
+
+/* bloomtool_open / bloomtool_open_trusted for a file in `format` (a bloomtool_format). */
+BLOOMTOOL_C_API bloomtool_status bloomtool_open_format(const char* path, int32_t format,
+                                                       const char* public_key_path,
+                                                       bloomtool_filter** out);
 
 #ifdef __cplusplus
 }

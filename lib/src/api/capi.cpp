@@ -6,13 +6,19 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <memory>
 #include <mutex>
 #include <new>
+#include <span>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "api/live_bloom.h"
+#include "bloomtool/build.h"
 #include "bloomtool/error.h"
 #include "bloomtool/filter.h"
 #include "bloomtool/version.h"
@@ -25,6 +31,10 @@
 struct bloomtool_filter {
   bloomtool_filter(const std::string& path_, const bloomtool::OpenOptions& options)
       : reader(std::make_unique<bloomtool::Reader>(bloomtool::open_filter(path_, options))),
+        path(path_) {}
+  bloomtool_filter(bloomtool::Reader opened, const std::string& path_)
+      : reader(std::make_unique<bloomtool::Reader>(std::move(opened))),
+        info(reader->info()),
         path(path_) {}
   static constexpr uint64_t kShut = uint64_t{1} << 63;
 
@@ -320,6 +330,425 @@ bloomtool_status bloomtool_refresh(bloomtool_filter* filter, int* changed) {
   return guarded([&] {
     const bool switched = call.reader().refresh();
     if (changed != nullptr) *changed = switched ? 1 : 0;
+    return BLOOMTOOL_OK;
+  });
+}
+
+}  // extern "C"
+
+// ---- Building (keys in memory) and opening bytes ------------------------------------------------
+// A builder: the C++ Builder behind a mutex (calls on one builder are serialised); `finished` once
+// finish ran (the keys are released; later calls fail with BLOOMTOOL_ERR_CLOSED).
+struct bloomtool_builder {
+  explicit bloomtool_builder(const bloomtool::Plan& plan) {
+    if (bloomtool::LiveBloom::fits(plan))
+      live = std::make_unique<bloomtool::LiveBloom>(plan);
+    else
+      builder = std::make_unique<bloomtool::Builder>(plan);
+  }
+  explicit bloomtool_builder(std::unique_ptr<bloomtool::LiveBloom> from) : live(std::move(from)) {}
+  // One of the two: a Bloom filter sized up front is built as keys arrive (and answers queries);
+  // other plans keep their keys until finish.
+  std::unique_ptr<bloomtool::Builder> builder;
+  std::unique_ptr<bloomtool::LiveBloom> live;
+  bool finished = false;
+  mutable std::mutex mutex;
+};
+
+namespace {
+
+// The longest key a builder takes: `bloomtool build`'s default longest line.
+constexpr uint64_t kMaxBuilderKey = uint64_t{1} << 20;
+
+// BLOOMTOOL_FINISH_KEEP: only a builder that holds its filter (not its keys) stays open.
+bool keep_open(const bloomtool_builder* builder, uint32_t flags) noexcept {
+  return (flags & BLOOMTOOL_FINISH_KEEP) == 0 || builder->live != nullptr;
+}
+
+bloomtool_status cannot_keep() noexcept {
+  return fail(BLOOMTOOL_ERR_UNSUPPORTED,
+              "only a Bloom filter sized up front (n, or m and k) stays open after finish");
+}
+
+bloomtool_status no_filter_yet() noexcept {
+  return fail(BLOOMTOOL_ERR_UNSUPPORTED,
+              "only a Bloom filter sized up front (n, or m and k) answers before finish");
+}
+
+bloomtool_status no_builder() noexcept {
+  return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "no builder (the handle is NULL)");
+}
+
+bloomtool_status finished_builder() noexcept {
+  return fail(BLOOMTOOL_ERR_CLOSED, "the builder is finished (it takes no more keys)");
+}
+
+bloomtool_status key_too_long(uint64_t index, uint64_t len) noexcept {
+  try {
+    std::string what =
+        index == UINT64_MAX ? std::string("key") : "keys[" + std::to_string(index) + "]";
+    return fail(
+        BLOOMTOOL_ERR_LIMIT_EXCEEDED,
+        (what + ": " + std::to_string(len) + " bytes, longer than the limit of 1MiB").c_str());
+  } catch (...) {
+    return fail(BLOOMTOOL_ERR_LIMIT_EXCEEDED, "key: longer than the limit of 1MiB");
+  }
+}
+
+// The plan's members the caller's struct holds (`size` of them); the rest count as zero.
+bloomtool_status plan_of(const bloomtool_plan* in, bloomtool::Plan& plan) {
+  if (in == nullptr) return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "no plan (NULL)");
+  if (in->size < sizeof(size_t) || in->size > (size_t{1} << 16))
+    return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "plan: its size member is not set");
+  bloomtool_plan c;
+  std::memset(&c, 0, sizeof c);
+  std::memcpy(&c, in, in->size < sizeof c ? in->size : sizeof c);
+  switch (c.kind) {
+    case BLOOMTOOL_KIND_BLOOM:
+      plan.kind = bloomtool::Kind::kBloom;
+      break;
+    case BLOOMTOOL_KIND_BLOCKED_BLOOM:
+      plan.kind = bloomtool::Kind::kBlockedBloom;
+      break;
+    case BLOOMTOOL_KIND_XOR:
+      plan.kind = bloomtool::Kind::kXor;
+      break;
+    case BLOOMTOOL_KIND_BINARY_FUSE:
+      plan.kind = bloomtool::Kind::kBinaryFuse;
+      break;
+    default:
+      return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT,
+                  ("kind: " + std::to_string(c.kind) + " is not a bloomtool_kind").c_str());
+  }
+  if (c.n != 0) plan.n = c.n;
+  if (c.p != 0) plan.p = c.p;
+  if (c.m != 0) plan.m = c.m;
+  if (c.k != 0) plan.k = c.k;
+  if (c.fingerprint_bits != 0) plan.fingerprint_bits = c.fingerprint_bits;
+  if (c.max_attempts != 0) plan.max_attempts = c.max_attempts;
+  plan.allow_overfill = c.allow_overfill != 0;
+  switch (c.seed_mode) {
+    case BLOOMTOOL_SEED_DEFAULT:
+      break;
+    case BLOOMTOOL_SEED_GIVEN:
+      plan.seed = c.seed;
+      break;
+    case BLOOMTOOL_SEED_RANDOM:
+      plan.random_seed = true;
+      break;
+    default:
+      return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT,
+                  ("seed_mode: " + std::to_string(c.seed_mode) + " is not a BLOOMTOOL_SEED_ value")
+                      .c_str());
+  }
+  if (c.normalisation != nullptr) plan.normalisation = c.normalisation;
+  if (c.label != nullptr) plan.label = c.label;
+  if (c.created_set != 0) plan.created = c.created_unix;
+  plan.threads = c.threads;
+  return BLOOMTOOL_OK;
+}
+
+bloomtool_status output_of(const char* signing_key_path, uint32_t flags,
+                           bloomtool::OutputOptions& output) {
+  if ((flags & ~uint32_t{BLOOMTOOL_CODEC_RAW | BLOOMTOOL_FINISH_KEEP}) != 0)
+    return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "flags: unknown bits set");
+  output.codec =
+      (flags & BLOOMTOOL_CODEC_RAW) != 0 ? bloomtool::Codec::kRaw : bloomtool::Codec::kZstd;
+  if (signing_key_path != nullptr) {
+    if (*signing_key_path == '\0')
+      return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "signing key: the path is empty");
+    output.signing_key = signing_key_path;
+  }
+  return BLOOMTOOL_OK;
+}
+
+bool format_of(int32_t format, bloomtool::FilterFormat& out) noexcept {
+  switch (format) {
+    case BLOOMTOOL_FORMAT_BLOOMTOOL:
+      out = bloomtool::FilterFormat::kBloomtool;
+      return true;
+    case BLOOMTOOL_FORMAT_AUTO:
+      out = bloomtool::FilterFormat::kAuto;
+      return true;
+    case BLOOMTOOL_FORMAT_GUAVA:
+      out = bloomtool::FilterFormat::kGuava;
+      return true;
+    case BLOOMTOOL_FORMAT_DCSO:
+      out = bloomtool::FilterFormat::kDcso;
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Checks the common arguments of the opens: *out cleared, format and key known.
+bloomtool_status open_options_of(int32_t format, const char* public_key_path,
+                                 bloomtool_filter** out, bloomtool::OpenOptions& options) {
+  if (out == nullptr) return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "no place to store the filter");
+  *out = nullptr;
+  if (!format_of(format, options.format))
+    return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT,
+                ("format: " + std::to_string(format) + " is not a bloomtool_format").c_str());
+  if (public_key_path != nullptr) {
+    if (*public_key_path == '\0')
+      return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "no public key file (the path is empty)");
+    options.trusted_key = public_key_path;
+  }
+  return BLOOMTOOL_OK;
+}
+
+}  // namespace
+
+extern "C" {
+
+bloomtool_status bloomtool_builder_new(const bloomtool_plan* plan, bloomtool_builder** out) {
+  if (out == nullptr) return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "no place to store the builder");
+  *out = nullptr;
+  return guarded([&] {
+    bloomtool::Plan p;
+    const bloomtool_status status = plan_of(plan, p);
+    if (status != BLOOMTOOL_OK) return status;
+    *out = new bloomtool_builder(p);
+    return BLOOMTOOL_OK;
+  });
+}
+
+bloomtool_status bloomtool_builder_add(bloomtool_builder* builder, const void* key, size_t len) {
+  if (builder == nullptr) return no_builder();
+  std::lock_guard<std::mutex> lock(builder->mutex);
+  if (builder->finished) return finished_builder();
+  if (key == nullptr && len != 0)
+    return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "key: NULL with a non-zero length");
+  if (len > kMaxBuilderKey) return key_too_long(UINT64_MAX, len);
+  return guarded([&] {
+    const char* bytes = key != nullptr ? static_cast<const char*>(key) : &empty_byte;
+    if (builder->live)
+      builder->live->add(std::string_view(bytes, len));
+    else
+      builder->builder->add(std::string_view(bytes, len));
+    return BLOOMTOOL_OK;
+  });
+}
+
+bloomtool_status bloomtool_builder_add_many(bloomtool_builder* builder, const void* keys,
+                                            const uint64_t* offsets, size_t count) {
+  if (builder == nullptr) return no_builder();
+  std::lock_guard<std::mutex> lock(builder->mutex);
+  if (builder->finished) return finished_builder();
+  if (count == 0) return BLOOMTOOL_OK;
+  if (offsets == nullptr) return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "offsets must not be NULL");
+  if (keys == nullptr && offsets[count] != offsets[0])
+    return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "keys: NULL with non-empty keys");
+  for (size_t i = 0; i < count; ++i) {
+    if (offsets[i + 1] >= offsets[i] && offsets[i + 1] - offsets[i] > kMaxBuilderKey)
+      return key_too_long(i, offsets[i + 1] - offsets[i]);
+  }
+  return guarded([&] {
+    const char* bytes = keys != nullptr ? static_cast<const char*>(keys) : &empty_byte;
+    if (builder->live) {
+      for (size_t i = 1; i <= count; ++i) {
+        if (offsets[i] < offsets[i - 1])
+          return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT,
+                      ("offsets: entry " + std::to_string(i) + " (" + std::to_string(offsets[i]) +
+                       ") is less than the one before it (" + std::to_string(offsets[i - 1]) + ")")
+                          .c_str());
+      }
+      builder->live->add_many(bytes, std::span<const uint64_t>(offsets, count + 1));
+    } else {
+      builder->builder->add_many(bytes, std::span<const uint64_t>(offsets, count + 1));
+    }
+    return BLOOMTOOL_OK;
+  });
+}
+
+bloomtool_status bloomtool_builder_size(const bloomtool_builder* builder, uint64_t* out) {
+  if (builder == nullptr) return no_builder();
+  if (out == nullptr) return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "no place to store the size");
+  std::lock_guard<std::mutex> lock(builder->mutex);
+  if (builder->finished) return finished_builder();
+  *out = builder->live ? builder->live->lines() : builder->builder->size();
+  return BLOOMTOOL_OK;
+}
+
+bloomtool_status bloomtool_builder_finish(bloomtool_builder* builder, const char* path,
+                                          const char* signing_key_path, uint32_t flags) {
+  if (builder == nullptr) return no_builder();
+  std::lock_guard<std::mutex> lock(builder->mutex);
+  if (builder->finished) return finished_builder();
+  if (path == nullptr || *path == '\0')
+    return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "no path (NULL or empty)");
+  bloomtool::OutputOptions output;
+  const bloomtool_status checked =
+      guarded([&] { return output_of(signing_key_path, flags, output); });
+  if (checked != BLOOMTOOL_OK) return checked;
+  if (!keep_open(builder, flags)) return cannot_keep();
+  builder->finished = (flags & BLOOMTOOL_FINISH_KEEP) == 0;
+  return guarded([&] {
+    if (builder->live) {
+      const std::unique_ptr<bloomtool::LiveBloom> done =
+          builder->finished ? std::move(builder->live) : nullptr;
+      (done ? *done : *builder->live).write(path, output);
+    } else {
+      const std::unique_ptr<bloomtool::Builder> done = std::move(builder->builder);
+      done->finish(path, output);
+    }
+    return BLOOMTOOL_OK;
+  });
+}
+
+bloomtool_status bloomtool_builder_finish_bytes(bloomtool_builder* builder,
+                                                const char* signing_key_path, uint32_t flags,
+                                                uint8_t** data, size_t* len) {
+  if (builder == nullptr) return no_builder();
+  if (data == nullptr || len == nullptr)
+    return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "no place to store the bytes (data or len NULL)");
+  *data = nullptr;
+  *len = 0;
+  std::lock_guard<std::mutex> lock(builder->mutex);
+  if (builder->finished) return finished_builder();
+  bloomtool::OutputOptions output;
+  const bloomtool_status checked =
+      guarded([&] { return output_of(signing_key_path, flags, output); });
+  if (checked != BLOOMTOOL_OK) return checked;
+  if (!keep_open(builder, flags)) return cannot_keep();
+  builder->finished = (flags & BLOOMTOOL_FINISH_KEEP) == 0;
+  return guarded([&] {
+    std::vector<uint8_t> bytes;
+    if (builder->live) {
+      const std::unique_ptr<bloomtool::LiveBloom> done =
+          builder->finished ? std::move(builder->live) : nullptr;
+      bytes = (done ? *done : *builder->live).encode(output);
+    } else {
+      const std::unique_ptr<bloomtool::Builder> done = std::move(builder->builder);
+      bytes = done->finish_bytes(output);
+    }
+    auto* copy = static_cast<uint8_t*>(std::malloc(bytes.empty() ? 1 : bytes.size()));
+    if (copy == nullptr) throw std::bad_alloc();
+    if (!bytes.empty()) std::memcpy(copy, bytes.data(), bytes.size());
+    *data = copy;
+    *len = bytes.size();
+    return BLOOMTOOL_OK;
+  });
+}
+
+bloomtool_status bloomtool_builder_contains_many(const bloomtool_builder* builder, const void* keys,
+                                                 const uint64_t* offsets, size_t count,
+                                                 uint8_t* results) {
+  if (builder == nullptr) return no_builder();
+  std::lock_guard<std::mutex> lock(builder->mutex);
+  if (builder->finished) return finished_builder();
+  if (!builder->live) return no_filter_yet();
+  if (count == 0) return BLOOMTOOL_OK;
+  if (offsets == nullptr || results == nullptr)
+    return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "offsets and results must not be NULL");
+  if (keys == nullptr && offsets[count] != offsets[0])
+    return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "keys: NULL with non-empty keys");
+  return guarded([&] {
+    for (size_t i = 1; i <= count; ++i) {
+      if (offsets[i] < offsets[i - 1])
+        return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT,
+                    ("offsets: entry " + std::to_string(i) + " (" + std::to_string(offsets[i]) +
+                     ") is less than the one before it (" + std::to_string(offsets[i - 1]) + ")")
+                        .c_str());
+    }
+    const char* bytes = keys != nullptr ? static_cast<const char*>(keys) : &empty_byte;
+    builder->live->contains_many(bytes, std::span<const uint64_t>(offsets, count + 1), results);
+    return BLOOMTOOL_OK;
+  });
+}
+
+int bloomtool_builder_contains(const bloomtool_builder* builder, const void* key, size_t len) {
+  if (builder == nullptr) return -no_builder();
+  std::lock_guard<std::mutex> lock(builder->mutex);
+  if (builder->finished) return -finished_builder();
+  if (!builder->live) return -no_filter_yet();
+  if (key == nullptr && len != 0)
+    return -fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "key: NULL with a non-zero length");
+  int answer = 0;
+  const bloomtool_status status = guarded([&] {
+    const char* bytes = key != nullptr ? static_cast<const char*>(key) : &empty_byte;
+    answer = builder->live->contains(std::string_view(bytes, len)) ? 1 : 0;
+    return BLOOMTOOL_OK;
+  });
+  return status == BLOOMTOOL_OK ? answer : -static_cast<int>(status);
+}
+
+bloomtool_status bloomtool_builder_merge(bloomtool_builder* builder, const bloomtool_builder* other,
+                                         int32_t intersect) {
+  if (builder == nullptr || other == nullptr) return no_builder();
+  if (builder == other)
+    return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "other: the same builder (merge a copy)");
+  std::scoped_lock lock(builder->mutex, other->mutex);
+  if (builder->finished || other->finished) return finished_builder();
+  if (!builder->live || !other->live) return no_filter_yet();
+  return guarded([&] {
+    builder->live->merge(*other->live, intersect != 0);
+    return BLOOMTOOL_OK;
+  });
+}
+
+bloomtool_status bloomtool_builder_estimate(const bloomtool_builder* builder, uint64_t* distinct) {
+  if (builder == nullptr) return no_builder();
+  if (distinct == nullptr) return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "no place to store it");
+  std::lock_guard<std::mutex> lock(builder->mutex);
+  if (builder->finished) return finished_builder();
+  if (!builder->live) return no_filter_yet();
+  return guarded([&] {
+    *distinct = builder->live->distinct();
+    return BLOOMTOOL_OK;
+  });
+}
+
+bloomtool_status bloomtool_builder_from_bytes(const void* data, size_t len,
+                                              bloomtool_builder** out) {
+  if (out == nullptr) return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "no place to store the builder");
+  *out = nullptr;
+  if (data == nullptr && len != 0)
+    return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "data: NULL with a non-zero length");
+  return guarded([&] {
+    const uint8_t* bytes = data != nullptr ? static_cast<const uint8_t*>(data)
+                                           : reinterpret_cast<const uint8_t*>(&empty_byte);
+    *out = new bloomtool_builder(
+        std::make_unique<bloomtool::LiveBloom>(std::span<const uint8_t>(bytes, len), "<memory>"));
+    return BLOOMTOOL_OK;
+  });
+}
+
+void bloomtool_builder_free(bloomtool_builder* builder) {
+  delete builder;
+}
+
+void bloomtool_free(void* data) {
+  std::free(data);
+}
+
+bloomtool_status bloomtool_open_bytes(const void* data, size_t len, int32_t format,
+                                      const char* public_key_path, bloomtool_filter** out) {
+  bloomtool::OpenOptions options;
+  const bloomtool_status checked =
+      guarded([&] { return open_options_of(format, public_key_path, out, options); });
+  if (checked != BLOOMTOOL_OK) return checked;
+  if (data == nullptr && len != 0)
+    return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "data: NULL with a non-zero length");
+  return guarded([&] {
+    const uint8_t* bytes = data != nullptr ? static_cast<const uint8_t*>(data)
+                                           : reinterpret_cast<const uint8_t*>(&empty_byte);
+    *out = new bloomtool_filter(
+        bloomtool::open_filter(std::span<const uint8_t>(bytes, len), options), "<memory>");
+    return BLOOMTOOL_OK;
+  });
+}
+
+bloomtool_status bloomtool_open_format(const char* path, int32_t format,
+                                       const char* public_key_path, bloomtool_filter** out) {
+  bloomtool::OpenOptions options;
+  const bloomtool_status checked =
+      guarded([&] { return open_options_of(format, public_key_path, out, options); });
+  if (checked != BLOOMTOOL_OK) return checked;
+  if (path == nullptr) return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "no path (NULL)");
+  if (*path == '\0') return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "no path (the path is empty)");
+  return guarded([&] {
+    *out = new bloomtool_filter(path, options);
     return BLOOMTOOL_OK;
   });
 }

@@ -1,0 +1,64 @@
+// A Bloom filter that takes keys and answers queries while it is being built: the C API's builder
+// for a Bloom plan sized up front (n, or m and k), so that bindings can offer a mutable filter
+// (add, contains, union, intersection, the distinct keys from the fill) and still write the very
+// file `bloomtool build` writes for the same keys and plan. Not thread-safe: the caller serialises.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bloomtool/build.h"
+#include "filters/bloom.h"
+#include "format/filter_file.h"
+#include "keys/key_reader.h"
+#include "keys/normalise.h"
+
+namespace bloomtool {
+
+class LiveBloom {
+ public:
+  // True when `plan` is a Bloom plan that sizes the filter up front (what LiveBloom builds).
+  static bool fits(const Plan& plan) noexcept;
+  // Checks `plan` as Builder does (FieldError naming the member) and makes the empty filter.
+  explicit LiveBloom(const Plan& plan);
+  // The filter of a bloomtool Bloom file image (checked as open_filter checks it), to add more
+  // keys to: its counts, label, creation time and normalisation carry on. `name` names it in
+  // messages. Throws kUnsupported for another kind or hash scheme.
+  LiveBloom(std::span<const uint8_t> image, const std::string& name);
+
+  void add(std::string_view key);
+  // Key i is data[offsets[i], offsets[i + 1]) (offsets checked by the caller); hashed first, then
+  // inserted (or tested) as one batch, which lets the filter prefetch their words.
+  void add_many(const char* data, std::span<const uint64_t> offsets);
+  bool contains(std::string_view key) const;
+  void contains_many(const char* data, std::span<const uint64_t> offsets, uint8_t* out) const;
+  // Ors (or ands) the bits of `other`, which must have the same variant, m, k, seed and
+  // normalisation (kInvalidArgument naming the first that differs); the counts add up.
+  void merge(const LiveBloom& other, bool intersect);
+  // Distinct keys estimated from the fill, as the file records them.
+  uint64_t distinct() const;
+  uint64_t lines() const noexcept { return stats_.lines; }
+
+  // The file (the builder stays as it is and takes more keys).
+  uint64_t write(const std::string& path, const OutputOptions& output) const;
+  std::vector<uint8_t> encode(const OutputOptions& output) const;
+
+ private:
+  FilterHeader header() const;
+  // The key's hash after normalisation; false when it normalises to nothing (or is empty).
+  bool hash_of(std::string_view key, uint64_t& hash) const;
+  mutable std::vector<uint64_t> hashes_;
+  std::unique_ptr<BloomFilter> filter_;
+  FilterHeader template_;  // kind, geometry, provenance, normalisation, input options
+  Normaliser normaliser_;
+  mutable NormScratch scratch_;
+  InputStats stats_;
+  std::optional<uint64_t> capacity_;
+  bool allow_overfill_ = false;
+};
+
+}  // namespace bloomtool

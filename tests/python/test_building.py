@@ -1,0 +1,208 @@
+"""Building from Python (python/bloomtool/building.py) against the bloomtool program: BloomFilter
+and build() write byte for byte the CLI's files for the same keys and plan (SOURCE_DATE_EPOCH
+fixed), for standard and blocked Bloom filters, a binary fuse and an xor filter; the union of
+shards is the file of the whole; saved files are read (and gated by signature) by the CLI; bytes
+and pickles round-trip; bad input raises the module's exceptions.
+
+Run by ctest (python.building) with BLOOMTOOL, BLOOMTOOL_LIBRARY, TESTDATA set.
+"""
+
+import copy
+import os
+import pickle
+import subprocess
+import tempfile
+import unittest
+from pathlib import Path
+
+os.environ["SOURCE_DATE_EPOCH"] = "1700000000"
+
+import bloomtool  # noqa: E402
+
+BT = os.environ["BLOOMTOOL"]
+TESTDATA = Path(os.environ["TESTDATA"])
+URLS = (TESTDATA / "urls-10k.txt").read_bytes().split(b"\n")[:-1]
+# Keys with repeats, an empty one, and ones that differ only by case and spaces.
+KEYS = URLS + URLS[:50] + [b"", b"  Mixed Case ", b"mixed case", "caf\u00e9 \u2603"]
+
+
+class Base(unittest.TestCase):
+    def setUp(self):
+        self._dir = tempfile.TemporaryDirectory()
+        self.dir = Path(self._dir.name)
+        self.keys_file = self.dir / "keys.txt"
+        self.keys_file.write_bytes(b"".join(
+            (k.encode() if isinstance(k, str) else k) + b"\n" for k in KEYS))
+
+    def tearDown(self):
+        self._dir.cleanup()
+
+    def cli(self, *args):
+        r = subprocess.run([BT, *map(str, args)], capture_output=True,
+                           env=dict(os.environ, SOURCE_DATE_EPOCH="1700000000"))
+        return r.returncode, r.stdout.decode(), r.stderr.decode()
+
+    def cli_file(self, *args):
+        out = self.dir / "cli.bf"
+        rc, _, err = self.cli(*args, "-q", "-o", out, self.keys_file)
+        self.assertEqual(rc, 0, err)
+        return out.read_bytes()
+
+
+class ByteIdentity(Base):
+    def test_bloom_filter_standard_and_blocked(self):
+        for variant, flags in (("standard", []), ("blocked", ["--variant", "blocked"])):
+            with self.subTest(variant=variant):
+                f = bloomtool.BloomFilter(12000, 0.01, variant=variant)
+                f.update(KEYS)
+                self.assertEqual(f.to_bytes(), self.cli_file("build", "-n", 12000, "-p", 0.01,
+                                                             *flags))
+                path = self.dir / f"py-{variant}.bf"
+                f.save(path)
+                self.assertEqual(path.read_bytes(), f.to_bytes())
+
+    def test_normalise_seed_label_and_key_by_key(self):
+        f = bloomtool.BloomFilter(20000, 0.02, seed=255, normalize="trim,lowercase",
+                                  label="daily")
+        for k in KEYS:
+            f.add(k)
+        self.assertEqual(f.to_bytes(), self.cli_file(
+            "build", "-n", 20000, "-p", 0.02, "--seed", "00000000000000ff", "--trim",
+            "--lowercase", "--label", "daily"))
+        self.assertIn("  MIXED case", f)  # normalised as the plan says
+
+    def test_static_kinds(self):
+        for kind, cli in (("fuse8", ["xor-build"]), ("xor16", ["xor-build", "--layout", "xor",
+                                                               "-f", "16"]),
+                          ("bloom", ["build", "-p", 0.001])):
+            with self.subTest(kind=kind):
+                path = self.dir / f"{kind}.bf"
+                f = bloomtool.build(iter(KEYS), kind=kind,
+                                    fpr=0.001 if kind == "bloom" else None, path=path)
+                self.assertEqual(path.read_bytes(), self.cli_file(*cli))
+                self.assertTrue(all(f.contains_many(k for k in KEYS if k)))
+        f = bloomtool.build(KEYS, kind="binary-fuse", fpr=1e-4)
+        self.assertEqual(f.info["k"], 16)
+
+    def test_union_of_shards_is_the_whole(self):
+        shards = []
+        for part in (KEYS[:3000], KEYS[3000:7000], KEYS[7000:]):
+            s = bloomtool.BloomFilter(12000, 0.01)
+            s.update(part)
+            shards.append(pickle.loads(pickle.dumps(s)))  # as from another process
+        whole = shards[0] | shards[1]
+        whole |= shards[2]
+        self.assertEqual(whole.to_bytes(), self.cli_file("build", "-n", 12000, "-p", 0.01))
+        self.assertEqual(shards[0].keys_added, 3000)  # the operands are unchanged
+
+
+class Behaviour(Base):
+    def test_queries_len_intersection(self):
+        a = bloomtool.BloomFilter(5000, 0.001)
+        a.update(URLS[:4000])
+        b = bloomtool.BloomFilter(5000, 0.001)
+        b.update(URLS[2000:6000])
+        self.assertTrue(all(a.contains_many(URLS[:4000])))
+        self.assertLess(sum(a.contains_many(URLS[6000:])), 20)
+        self.assertLess(abs(len(a) - 4000), 100)
+        both = a & b
+        self.assertTrue(all(both.contains_many(URLS[2000:4000])))
+        self.assertLess(len(both), len(a))
+        self.assertEqual(len(bloomtool.BloomFilter(10, 0.1)), 0)
+        self.assertNotIn(b"", a)
+
+    def test_bytes_pickle_copy_and_cli(self):
+        f = bloomtool.BloomFilter(1000, 0.01, label="x")
+        f.update([b"one", "two", bytearray(b"three")])
+        for g in (bloomtool.BloomFilter.from_bytes(f.to_bytes()), pickle.loads(pickle.dumps(f)),
+                  copy.copy(f), copy.deepcopy(f)):
+            self.assertEqual(g.to_bytes(), f.to_bytes())
+            g.add("four")
+            self.assertIn("four", g)
+            self.assertNotIn("four", f)
+        path = self.dir / "f.bf"
+        f.save(path, codec="raw")
+        rc, out, err = self.cli("query", path, "-")  # the CLI reads it
+        self.assertEqual(bloomtool.BloomFilter.load(path).to_bytes(), f.to_bytes())
+        with bloomtool.open(path) as opened:
+            self.assertIn("two", opened)
+        static = bloomtool.build(["a", "b"], kind="fuse16")
+        self.assertIn("a", pickle.loads(pickle.dumps(static)))
+        self.assertIn("b", copy.copy(static))
+
+    def test_signed_save_gated_by_cli(self):
+        rc, _, err = self.cli("keygen", "-o", self.dir / "k")
+        self.assertEqual(rc, 0, err)
+        f = bloomtool.BloomFilter(100, 0.01)
+        f.add("key")
+        f.save(self.dir / "s.bf", signing_key=self.dir / "k.key")
+        (self.dir / "q.txt").write_text("key\n")
+        rc, out, err = self.cli("query", "--trusted-key", self.dir / "k.pub", self.dir / "s.bf",
+                                self.dir / "q.txt")
+        self.assertEqual((rc, out), (0, "key\n"), err)
+        with bloomtool.open(self.dir / "s.bf", trusted_key=self.dir / "k.pub") as g:
+            self.assertTrue(g.info["signature"]["verified"])
+
+    def test_open_formats(self):
+        guava = TESTDATA / "golden" / "guava-mitz64.bin"
+        with bloomtool.open(guava, format="guava") as f:
+            self.assertEqual(f.info["hash"], "guava-mitz64")
+        with bloomtool.open(TESTDATA / "golden" / "dcso.bloom", format="auto") as f:
+            self.assertEqual(f.info["hash"], "dcso-fnv1")
+        g = bloomtool.from_bytes(guava.read_bytes(), format="guava")
+        self.assertEqual(pickle.loads(pickle.dumps(g)).info["m"], g.info["m"])
+        with self.assertRaises(bloomtool.FilterFileError):
+            bloomtool.open(guava)  # not a bloomtool file
+        with self.assertRaises(bloomtool.ArgumentError):
+            bloomtool.open(guava, format="parquet")
+
+
+class BadInput(Base):
+    def test_errors(self):
+        f = bloomtool.BloomFilter(100, 0.01)
+        cases = [
+            (lambda: bloomtool.BloomFilter(0, 0.01), bloomtool.ArgumentError, "capacity"),
+            (lambda: bloomtool.BloomFilter(10, 1.5), bloomtool.ArgumentError, "fpr"),
+            (lambda: bloomtool.BloomFilter(10, 0.1, variant="x"), bloomtool.ArgumentError,
+             "variant"),
+            (lambda: bloomtool.BloomFilter(10, 0.1, seed=-1), bloomtool.ArgumentError, "seed"),
+            (lambda: bloomtool.BloomFilter(10, 0.1, normalize="shout"), bloomtool.ArgumentError,
+             "normalisation: 'shout'"),
+            (lambda: f.add(5), bloomtool.ArgumentError, "expected bytes"),
+            (lambda: f.add("\ud800"), bloomtool.ArgumentError, "UTF-8"),
+            (lambda: f.update("abc"), bloomtool.ArgumentError, "single str"),
+            (lambda: f.update(5), bloomtool.ArgumentError, "iterable"),
+            (lambda: f.add(b"x" * (2 << 20)), bloomtool.FilterFileError, "longer than"),
+            (lambda: f | bloomtool.BloomFilter(100, 0.01, seed=1), ValueError,
+             "seed: the filters differ"),
+            (lambda: f.save(self.dir / "no" / "x.bf"), FileNotFoundError, "x.bf"),
+            (lambda: bloomtool.BloomFilter.load(self.dir / "none.bf"), FileNotFoundError, ""),
+            (lambda: bloomtool.BloomFilter.from_bytes(b"junk"), bloomtool.FilterFileError,
+             "<memory>"),
+            (lambda: bloomtool.BloomFilter.from_bytes(bloomtool.build(["a"]).to_bytes()
+                                                      if False else
+                                                      (TESTDATA / "golden" / "v1-fuse-8.bf")
+                                                      .read_bytes()),
+             bloomtool.FilterFileError, "not a Bloom filter"),
+            (lambda: bloomtool.build(["a"], kind="cuckoo"), bloomtool.ArgumentError, "kind"),
+            (lambda: bloomtool.build(["a"], kind="fuse8", fpr=0.1), bloomtool.ArgumentError,
+             "fpr"),
+            (lambda: f.to_bytes(codec="lz4"), bloomtool.ArgumentError, "codec"),
+        ]
+        for call, cls, text in cases:
+            with self.subTest(text=text):
+                with self.assertRaises(cls) as cm:
+                    call()
+                self.assertIn(text, str(cm.exception))
+        self.assertEqual(f.keys_added, 0)  # nothing was added by the failures
+        over = bloomtool.BloomFilter(10, 0.01)
+        over.update(URLS[:100])
+        target = self.dir / "over.bf"
+        target.write_bytes(b"old")
+        with self.assertRaises(bloomtool.FilterFileError):
+            over.save(target)
+        self.assertEqual(target.read_bytes(), b"old")  # the old file untouched
+
+
+if __name__ == "__main__":
+    unittest.main()
