@@ -33,9 +33,7 @@ struct bloomtool_filter {
       : reader(std::make_unique<bloomtool::Reader>(bloomtool::open_filter(path_, options))),
         path(path_) {}
   bloomtool_filter(bloomtool::Reader opened, const std::string& path_)
-      : reader(std::make_unique<bloomtool::Reader>(std::move(opened))),
-        info(reader->info()),
-        path(path_) {}
+      : reader(std::make_unique<bloomtool::Reader>(std::move(opened))), path(path_) {}
   static constexpr uint64_t kShut = uint64_t{1} << 63;
 
   std::unique_ptr<bloomtool::Reader> reader;  // null once shut down
