@@ -9,18 +9,6 @@
 
 namespace bloomtool {
 
-namespace {
-
-// Appends n hashes to buf, which holds `used` of them; the buffer doubles by moving pages.
-void append(WordBuffer& buf, size_t& used, const uint64_t* h, size_t n) {
-  if (used + n > buf.size())
-    buf.resize(std::max<size_t>({2 * buf.size(), used + n, size_t{1} << 18}));
-  std::copy(h, h + n, buf.data() + used);
-  used += n;
-}
-
-}  // namespace
-
 uint64_t XorBuild::write(const std::string& path, const WriteOptions& options) {
   const XorFilter& f = *built.filter;
   return write_filter_file(path, header, f.words(), f.words().size() * 8, options);
@@ -35,16 +23,13 @@ XorBuild build_xor(const HashedKeys& keys, const XorBuildOptions& options,
                    const BuildProvenance& provenance) {
   XorBuild r;
   const unsigned threads = keys.threads;
-  std::vector<WordBuffer> parts(threads);
-  std::vector<size_t> used(threads, 0);
-  r.input = keys.for_each([&](const HashedBatch& b) {
-    append(parts[b.thread], used[b.thread], b.hashes.data(), b.hashes.size());
-  });
+  CollectedHashes hashes = collect_hashes(keys);
+  r.input = hashes.input;
   XorBuildOptions o = options;
   o.threads = threads;
   o.hash_seed = keys.seed;
-  r.built = build_xor_filter(parts, used, o);
-  parts.clear();
+  r.built = build_xor_filter(hashes.parts, hashes.used, o);
+  hashes.parts.clear();
   const XorParams& p = r.built.filter->params();
   BuildFacts facts;
   facts.kind = xor_filter_kind(options.layout);
