@@ -3,8 +3,8 @@
 // records about them.
 #pragma once
 
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <vector>
 
