@@ -13,8 +13,8 @@
 # by atomic renames while 4 threads query (refresh_test.sh).
 #   tests/capi/tsan_threads.sh BUILD_DIR [BLOOMTOOL]   (BUILD_DIR: build/tsan)
 set -uo pipefail
-build=${1:?usage: tsan_threads.sh BUILD_DIR [BLOOMTOOL]}
-bloomtool=${2:-}
+build=$(realpath "${1:?usage: tsan_threads.sh BUILD_DIR [BLOOMTOOL]}")
+bloomtool=${2:+$(realpath "$2")}  # absolute: refresh_test.sh runs in a directory of its own
 check=$build/tests/capi/capi_check
 golden=$(cd "$(dirname "$0")/../../testdata/golden" && pwd)
 export TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1"

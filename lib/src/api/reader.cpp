@@ -31,7 +31,9 @@
 
 namespace bloomtool {
 
-namespace {
+// Named, not anonymous: Reader::Impl (external linkage) holds these, which GCC's
+// -Wsubobject-linkage refuses for types of an anonymous namespace in the unity builds.
+namespace reader_impl {
 
 // What names a file at a path: another file is in place when any of these differ.
 struct FileId {
@@ -51,6 +53,13 @@ struct Served {
   template <typename KeyAt>
   void query(size_t count, const KeyAt& key_at, uint8_t* out) const;
 };
+
+}  // namespace reader_impl
+
+using reader_impl::FileId;
+using reader_impl::Served;
+
+namespace {
 
 int64_t coarse_now_ns() noexcept {
   struct timespec ts;
