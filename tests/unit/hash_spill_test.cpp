@@ -107,10 +107,11 @@ TEST_CASE("HashSpill reads the same partitions for any budget and thread count",
     add_all(spill, in, c.threads);
     CHECK(spill.size() == in.size());
     CHECK(spill.spilled() == (c.memory != 0));
-    // The budget: the run buffer fits in it, and every run but the last is a full buffer.
+    // The budget: the run buffer and the sort's scratch, as large, fit in it; every run but the
+    // last is a full buffer.
     if (c.memory != 0) {
-      CHECK(spill.run_capacity() * 8 <= c.memory);
-      CHECK(spill.run_capacity() * 8 >= c.memory * 7 / 8);
+      CHECK(spill.run_capacity() * 16 <= c.memory);
+      CHECK(spill.run_capacity() * 16 >= c.memory * 7 / 8);
       CHECK(spill.runs() == (in.size() - 1) / spill.run_capacity() + 1);
       CHECK(spill.runs() >= 4);
       CHECK(spill.spill_bytes() > 0);
@@ -146,6 +147,29 @@ TEST_CASE("HashSpill reads the same partitions for any budget and thread count",
     CHECK(got.size() == distinct);
   }
   CHECK(files_in(dir.path()) == 0);
+}
+
+TEST_CASE("HashSpill: runs sorted on two threads, slices merged through refilled buffers",
+          "[spill]") {
+  // Runs of over 2^18 hashes take the threaded radix sort; partitions of 4 take slices of tens
+  // of thousands of hashes from each run, more than a merge buffer holds.
+  const std::vector<uint64_t> in = spill_input(700000);
+  std::vector<uint64_t> sorted = in;
+  std::sort(sorted.begin(), sorted.end());
+  test::TempDir dir;
+  for (const uint64_t memory : {uint64_t{0}, uint64_t{5} << 20}) {
+    CAPTURE(memory);
+    HashSpill spill({memory, dir.path(), in.size()}, 2);
+    add_all(spill, in, 2);
+    CHECK(spill.runs() == (memory == 0 ? 0 : 3));
+    if (memory != 0) CHECK(spill.run_capacity() >= (size_t{1} << 18));
+    std::vector<uint64_t> got;
+    for (uint64_t p = 0; p < 4; ++p) {
+      CAPTURE(p);
+      spill.read(2, p, got);
+      CHECK(same(got, expected_part(sorted, 2, p)));
+    }
+  }
 }
 
 TEST_CASE("HashSpill: a run of the smallest budget, reads from several threads", "[spill]") {

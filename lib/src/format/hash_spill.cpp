@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
+#include <bit>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -28,15 +28,24 @@ constexpr uint64_t kIndexBytes = kIndexEntries * sizeof(uint64_t);
 constexpr size_t kStageMax = 8192;                  // hashes in a thread's staging buffer (64 KiB)
 constexpr size_t kFirstRunWords = size_t{1} << 19;  // 4 MiB: from there the buffer grows by mremap
 constexpr uint64_t kIoChunk = uint64_t{8} << 20;    // bytes a write or read asks for at once
+constexpr size_t kMergeBytes = size_t{4} << 20;     // read(): the merge's buffers, together
 constexpr const char* kSpillPrefix = ".bloomtool-spill.";
 
-// --- In-place MSD radix sort --------------------------------------------------------------------
-// Eight bits a level (an American flag sort: each bucket's elements are swapped into place, no
-// scratch array); buckets of few hashes finish with insertion sort.
+// --- Sorting a run --------------------------------------------------------------------------
+// A two-level MSD radix sort into a scratch array of the run's size: the first level scatters
+// the run by its top bits into buckets of about 4,096 hashes (threads scatter slices of the run,
+// each bucket's hashes in input order), then each bucket, small enough for the L2 cache, is
+// scattered back by the next 11 bits into runs of a few hashes that insertion sort finishes.
+// Buckets are shared out among the threads by hash count.
 
-constexpr size_t kInsertionMax = 32;
+constexpr size_t kInsertionMax = 24;
+constexpr int kSecondBits = 11;
 
-void insertion_sort(uint64_t* a, size_t n) {
+void small_sort(uint64_t* a, size_t n) {
+  if (n > kInsertionMax) {
+    std::sort(a, a + n);
+    return;
+  }
   for (size_t i = 1; i < n; ++i) {
     const uint64_t x = a[i];
     size_t j = i;
@@ -45,60 +54,66 @@ void insertion_sort(uint64_t* a, size_t n) {
   }
 }
 
-// Scatters a[0, n) by the `width` bits at `shift` into buckets, in place; start[0..2^width] gets
-// the bucket bounds.
-void flag_pass(uint64_t* a, size_t n, int shift, int width, size_t* start) {
-  const size_t buckets = size_t{1} << width;
-  const uint64_t mask = buckets - 1;
-  size_t count[256] = {};
-  for (size_t i = 0; i < n; ++i) ++count[(a[i] >> shift) & mask];
-  size_t next[256];
+// Sorts src[0, n), whose hashes agree on the bits at and above `shift`, into dst[0, n).
+void sort_bucket(const uint64_t* src, uint64_t* dst, size_t n, int shift) {
+  if (n <= kInsertionMax || shift < kSecondBits) {
+    std::memcpy(dst, src, n * sizeof(uint64_t));
+    small_sort(dst, n);
+    return;
+  }
+  constexpr size_t kRuns = size_t{1} << kSecondBits;
+  const int s = shift - kSecondBits;
+  size_t start[kRuns + 1] = {};
+  for (size_t i = 0; i < n; ++i) ++start[((src[i] >> s) & (kRuns - 1)) + 1];
+  for (size_t r = 0; r < kRuns; ++r) start[r + 1] += start[r];
+  size_t next[kRuns];
+  std::memcpy(next, start, sizeof next);
+  for (size_t i = 0; i < n; ++i) dst[next[(src[i] >> s) & (kRuns - 1)]++] = src[i];
+  for (size_t r = 0; r < kRuns; ++r) small_sort(dst + start[r], start[r + 1] - start[r]);
+}
+
+// Sorts data[0, n) ascending, using scratch[0, n), on up to `threads` threads.
+void sort_run(uint64_t* data, uint64_t* scratch, size_t n, unsigned threads) {
+  if (n < 8192) {
+    std::sort(data, data + n);
+    return;
+  }
+  if (n < (size_t{1} << 18)) threads = 1;
+  const int top = std::clamp(static_cast<int>(std::bit_width(n / 4096)), 1, 16);
+  const int shift = 64 - top;
+  const size_t groups = size_t{1} << top;
+  auto slice = [&](unsigned t) {
+    return std::pair{n / threads * t, t + 1 == threads ? n : n / threads * (t + 1)};
+  };
+  std::vector<std::vector<size_t>> next(threads, std::vector<size_t>(groups, 0));
+  detail::run_threads(threads, [&](unsigned t) {
+    const auto [begin, end] = slice(t);
+    size_t* c = next[t].data();
+    for (size_t i = begin; i < end; ++i) ++c[data[i] >> shift];
+  });
+  std::vector<size_t> start(groups + 1, 0);
   size_t at = 0;
-  for (size_t b = 0; b < buckets; ++b) {
-    start[b] = next[b] = at;
-    at += count[b];
+  for (size_t g = 0; g < groups; ++g) {
+    start[g] = at;
+    for (unsigned t = 0; t < threads; ++t) at += std::exchange(next[t][g], at);
   }
-  start[buckets] = at;
-  for (size_t b = 0; b < buckets; ++b) {
-    const size_t end = start[b + 1];
-    while (next[b] < end) {
-      uint64_t v = a[next[b]];
-      size_t d = (v >> shift) & mask;
-      while (d != b) {
-        std::swap(v, a[next[d]++]);
-        d = (v >> shift) & mask;
-      }
-      a[next[b]++] = v;
-    }
+  start[groups] = at;
+  detail::run_threads(threads, [&](unsigned t) {
+    const auto [begin, end] = slice(t);
+    size_t* to = next[t].data();
+    for (size_t i = begin; i < end; ++i) scratch[to[data[i] >> shift]++] = data[i];
+  });
+  // Thread t sorts groups [cut[t], cut[t + 1]): about n / threads hashes.
+  std::vector<size_t> cut(threads + 1, groups);
+  cut[0] = 0;
+  for (unsigned t = 1; t < threads; ++t) {
+    cut[t] = static_cast<size_t>(std::lower_bound(start.begin(), start.end() - 1, n / threads * t) -
+                                 start.begin());
+    cut[t] = std::max(cut[t], cut[t - 1]);
   }
-}
-
-// Sorts a[0, n), whose hashes agree on every bit at and above `shift` (64: no bit).
-void msd_sort(uint64_t* a, size_t n, int shift) {
-  if (n <= kInsertionMax) {
-    insertion_sort(a, n);
-    return;
-  }
-  if (shift <= 0) return;  // all equal
-  const int s = std::max(shift - 8, 0);
-  size_t start[257];
-  flag_pass(a, n, s, shift - s, start);
-  const size_t buckets = size_t{1} << (shift - s);
-  for (size_t b = 0; b < buckets; ++b) msd_sort(a + start[b], start[b + 1] - start[b], s);
-}
-
-// The same on up to `threads` threads: the first level on this one, its 256 buckets shared out.
-void msd_sort_parallel(uint64_t* a, size_t n, unsigned threads) {
-  if (threads <= 1 || n < (size_t{1} << 18)) {
-    msd_sort(a, n, 64);
-    return;
-  }
-  size_t start[257];
-  flag_pass(a, n, 56, 8, start);
-  std::atomic<size_t> next{0};
-  detail::run_threads(threads, [&](unsigned) {
-    for (size_t b; (b = next.fetch_add(1, std::memory_order_relaxed)) < 256;)
-      msd_sort(a + start[b], start[b + 1] - start[b], 56);
+  detail::run_threads(threads, [&](unsigned t) {
+    for (size_t g = cut[t]; g < cut[t + 1]; ++g)
+      sort_bucket(scratch + start[g], data + start[g], start[g + 1] - start[g], shift);
   });
 }
 
@@ -197,7 +212,7 @@ HashSpill::HashSpill(SpillOptions opts, unsigned threads)
     // The staging buffers take at most a sixteenth of the budget, the run buffer the rest.
     const uint64_t words = memory_bytes_ / sizeof(uint64_t);
     stage_cap_ = static_cast<size_t>(std::min<uint64_t>(kStageMax, words / 16 / threads_));
-    run_cap_ = words - uint64_t{stage_cap_} * threads_;
+    run_cap_ = (words - uint64_t{stage_cap_} * threads_) / 2;  // the run and the sort's scratch
   }
   stages_.resize(threads_);
   top_counts_.assign(kIndexEntries, 0);
@@ -325,10 +340,18 @@ void HashSpill::push_locked(std::span<const uint64_t> hashes) {
   }
 }
 
+void HashSpill::sort_locked() {
+  if (scratch_.size() < run_used_) {
+    scratch_ = WordBuffer();  // the old one goes first: never two at once
+    scratch_ = WordBuffer(run_used_);
+  }
+  sort_run(run_.data(), scratch_.data(), run_used_, threads_);
+}
+
 void HashSpill::write_run_locked() {
   if (run_used_ == 0) return;
   try {
-    msd_sort_parallel(run_.data(), run_used_, threads_);
+    sort_locked();
     std::vector<uint64_t> index(kIndexEntries);
     const size_t distinct =
         unique_counted(run_.data(), run_used_, top_counts_.data(), index.data());
@@ -357,8 +380,10 @@ void HashSpill::finish() {
   if (!runs_.empty()) {
     write_run_locked();
     run_ = WordBuffer();
+    scratch_ = WordBuffer();
   } else {
-    msd_sort_parallel(run_.data(), run_used_, threads_);
+    sort_locked();
+    scratch_ = WordBuffer();
     run_used_ = unique_counted(run_.data(), run_used_, top_counts_.data(), nullptr);
   }
   // Prefix sums: top_counts_[b] becomes the number of hashes whose top 16 bits are < b.
@@ -436,20 +461,72 @@ void HashSpill::read(unsigned bits, uint64_t part, std::vector<uint64_t>& out) c
     total += e[1] - e[0];
   }
   out.resize(static_cast<size_t>(total));
-  size_t at = 0, nonempty = 0;
-  for (size_t r = 0; r < runs_.size(); ++r) {
-    const uint64_t len = slices[r].second - slices[r].first;
-    if (len == 0) continue;
-    ++nonempty;
-    pread_all(out.data() + at, len * sizeof(uint64_t),
+  std::vector<size_t> from;  // the runs with hashes here
+  for (size_t r = 0; r < runs_.size(); ++r)
+    if (slices[r].second > slices[r].first) from.push_back(r);
+  if (from.size() == 1) {
+    const size_t r = from[0];
+    pread_all(out.data(), total * sizeof(uint64_t),
               runs_[r].offset + slices[r].first * sizeof(uint64_t));
-    at += static_cast<size_t>(len);
+    return;
   }
-  // The hashes share their top `bits` bits; each run's slice is sorted and distinct already.
-  if (nonempty > 1) {
-    msd_sort(out.data(), out.size(), 64 - static_cast<int>(bits));
-    out.erase(std::unique(out.begin(), out.end()), out.end());
+  // Several runs: their slices, each sorted and distinct, merged through a small buffer each
+  // (kMergeBytes together, 4 KiB to 64 KiB a run), dropping repeats.
+  const size_t k = from.size();
+  const size_t chunk = std::clamp<size_t>(kMergeBytes / sizeof(uint64_t) / k, 512, 8192);
+  std::vector<uint64_t> buffers(k * chunk);
+  struct Stream {
+    const uint64_t* at;
+    const uint64_t* end;
+    uint64_t next;  // position in the run of the first hash not yet buffered
+    uint64_t stop;  // position in the run past the slice
+    size_t run;
+  };
+  std::vector<Stream> streams(k);
+  auto refill = [&](size_t i) {  // false when the stream is done
+    Stream& st = streams[i];
+    if (st.next == st.stop) return false;
+    uint64_t* buf = buffers.data() + i * chunk;
+    const uint64_t len = std::min<uint64_t>(chunk, st.stop - st.next);
+    pread_all(buf, len * sizeof(uint64_t), runs_[st.run].offset + st.next * sizeof(uint64_t));
+    st.next += len;
+    st.at = buf;
+    st.end = buf + len;
+    return true;
+  };
+  // A binary heap of the streams by their current hash.
+  std::vector<size_t> heap;
+  for (size_t i = 0; i < k; ++i) {
+    streams[i] = {nullptr, nullptr, slices[from[i]].first, slices[from[i]].second, from[i]};
+    if (refill(i)) heap.push_back(i);
   }
+  auto less = [&](size_t a, size_t b) { return *streams[a].at > *streams[b].at; };
+  std::make_heap(heap.begin(), heap.end(), less);
+  size_t w = 0;
+  while (!heap.empty()) {
+    const size_t i = heap.front();
+    Stream& st = streams[i];
+    const uint64_t v = *st.at++;
+    if (w == 0 || out[w - 1] != v) out[w++] = v;
+    const bool more = st.at != st.end || refill(i);
+    // Sift the top down (its hash grew), or drop it.
+    if (!more) {
+      std::pop_heap(heap.begin(), heap.end(), less);
+      heap.pop_back();
+      continue;
+    }
+    size_t pos = 0;
+    const size_t n = heap.size();
+    while (true) {
+      size_t c = 2 * pos + 1;
+      if (c >= n) break;
+      if (c + 1 < n && less(heap[c], heap[c + 1])) ++c;
+      if (!less(heap[pos], heap[c])) break;
+      std::swap(heap[pos], heap[c]);
+      pos = c;
+    }
+  }
+  out.resize(w);
 }
 
 }  // namespace bloomtool

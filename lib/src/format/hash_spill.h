@@ -5,13 +5,15 @@
 // run, merged and de-duplicated.
 //
 // Memory. memory_bytes bounds the hash memory: one staging buffer per thread (together at most a
-// sixteenth of the budget, at most 64 KiB each) plus the run buffer (the rest). The run is sorted
-// in place (an MSD radix sort: no scratch array; its counting tables, 4 KiB a recursion level,
-// are on the stack), so the run buffer is the whole of the rest. Outside the budget and
-// independent of the key count: a 512 KiB table of counts by the top 16 bits (count()), the
-// 512 KiB index of the run being written, and 16 bytes per run. After finish() a spilled set holds
-// no hashes in memory; read() allocates only the partition it returns (the sum of its slices in
-// the runs, before de-duplication). A set that never spilled stays in memory, sorted.
+// sixteenth of the budget, at most 64 KiB each), the run buffer and the sort's scratch array, as
+// large as the run buffer (a two-level radix sort out of place and back: about 10 ns a hash
+// where sorting in place cost 60). So a run holds (memory_bytes - staging) / 16 hashes. Outside
+// the budget and independent of the key count: a 512 KiB table of counts by the top 16 bits
+// (count()), the 512 KiB index of the run being written, the sort's counting tables (512 KiB a
+// thread at most) and 16 bytes per run. After finish() a spilled set holds no hashes in memory;
+// read() allocates the partition it returns (the sum of its slices in the runs, before
+// de-duplication) and merge buffers of 4 MiB at most (4 KiB at least a run). A set that never
+// spilled stays in memory, sorted and distinct; its scratch array is freed.
 //
 // The temporary file. One file, created in tmpdir with O_TMPFILE (no name ever exists), or on a
 // filesystem without O_TMPFILE created with a name (".bloomtool-spill.XXXXXX") and unlinked at
@@ -105,8 +107,8 @@ class HashSpill {
 
   void push_locked(std::span<const uint64_t> hashes);
   void flush_stage(Stage& s);
+  void sort_locked();       // sorts the run buffer through scratch_
   void write_run_locked();  // sorts the run buffer, appends it and its index, empties it
-  void sort_and_count(uint64_t* data, size_t n, std::vector<uint64_t>* index, size_t& distinct);
   void check_space(uint64_t bytes) const;
   void pwrite_all(const void* data, uint64_t bytes, uint64_t offset);
   void pread_all(void* data, uint64_t bytes, uint64_t offset) const;
@@ -123,6 +125,7 @@ class HashSpill {
 
   mutable std::mutex lock_;  // guards everything below until finish()
   WordBuffer run_;           // the run being collected
+  WordBuffer scratch_;       // the sort's second array, as large as the run
   size_t run_used_ = 0;
   uint64_t added_ = 0;
   uint64_t file_bytes_ = 0;
