@@ -20,7 +20,8 @@
 
 namespace bloomtool {
 
-namespace {
+// Names of their own: the sanitizer builds compile this file in one unit with hash_sort.cpp.
+namespace spill_impl {
 
 constexpr unsigned kIndexBits = 16;
 constexpr size_t kIndexEntries = (size_t{1} << kIndexBits) + 1;
@@ -189,7 +190,9 @@ uint64_t free_bytes(const std::string& dir) {
   return saturating_mul(vfs.f_bavail, vfs.f_frsize);
 }
 
-}  // namespace
+}  // namespace spill_impl
+
+using namespace spill_impl;
 
 std::string spill_directory(const std::string& tmpdir) {
   if (!tmpdir.empty()) return tmpdir;
