@@ -52,7 +52,20 @@ else
 fi
 used() { df --output=used -k "$1" | tail -1 | tr -d ' '; }
 base=$(used sig)
+sigdir=$(cd sig && pwd -P)  # as /proc shows it
+# The size of the file PID holds open in directory $2, or nothing (the spill file has no name).
+spill_size() {
+  local fd link
+  for fd in /proc/"$1"/fd/*; do
+    link=$(readlink "$fd" 2>/dev/null) || continue
+    [[ $link == "$2"/* ]] || continue
+    stat -L -c %s "$fd" 2>/dev/null
+  done | sort -n | tail -1
+}
 for sig in TERM INT KILL; do
+  # The child opens sig.out after the fork: emptied here first, so that a line from the run
+  # before is never taken for this one's.
+  : >sig.out
   "$SD" sig 65536 0 2 >sig.out 2>sig.err &
   pid=$!
   for _ in $(seq 500); do
@@ -62,7 +75,10 @@ for sig in TERM INT KILL; do
   done
   CHECKS=$((CHECKS + 1))
   grep -q spilling sig.out || fail "SIG$sig: the driver never spilled: $(cat sig.err)"
-  # The file is in use and has data, but no name.
+  # The file is in use, in the directory, and has data, but no name.
+  size=$(spill_size "$pid" "$sigdir")
+  CHECKS=$((CHECKS + 1))
+  [ -n "$size" ] && [ "$size" -gt 0 ] || fail "SIG$sig: no open file with data in the directory"
   expect_eq "$(ls -A sig)" "" "SIG$sig: no name while spilling"
   if [ "$on_tmpfs" = 1 ]; then
     CHECKS=$((CHECKS + 1))

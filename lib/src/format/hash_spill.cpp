@@ -200,6 +200,10 @@ std::string spill_directory(const std::string& tmpdir) {
   return env != nullptr && *env != '\0' ? std::string(env) : std::string("/tmp");
 }
 
+void check_spill_directory(const std::string& dir) {
+  create_spill_file(dir);
+}
+
 HashSpill::HashSpill(SpillOptions opts, unsigned threads)
     : tmpdir_(spill_directory(opts.tmpdir)),
       threads_(std::max(threads, 1u)),

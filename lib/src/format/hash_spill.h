@@ -58,6 +58,10 @@ inline constexpr uint64_t kMinSpillMemory = 4096;
 // The directory opts.tmpdir names: itself, else $TMPDIR when set and not empty, else /tmp.
 std::string spill_directory(const std::string& tmpdir);
 
+// Throws what HashSpill's constructor throws for a temporary directory that is missing, not a
+// directory or not writable: it creates a temporary file there the same way and drops it.
+void check_spill_directory(const std::string& dir);
+
 // Collects 64-bit hashes from `threads` threads; when the held hashes would pass memory_bytes,
 // sorts them and appends them as one run to one temporary file under tmpdir.
 class HashSpill {
