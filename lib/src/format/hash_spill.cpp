@@ -501,37 +501,44 @@ void HashSpill::read(unsigned bits, uint64_t part, std::vector<uint64_t>& out) c
     st.end = buf + len;
     return true;
   };
-  // A binary heap of the streams by their current hash.
-  std::vector<size_t> heap;
+  // A binary heap of the streams' current hashes, the smallest on top; a stream's hash travels
+  // with its index, so sifting compares values without following pointers.
+  struct Head {
+    uint64_t hash;
+    size_t stream;
+  };
+  std::vector<Head> heap;
   for (size_t i = 0; i < k; ++i) {
     streams[i] = {nullptr, nullptr, slices[from[i]].first, slices[from[i]].second, from[i]};
-    if (refill(i)) heap.push_back(i);
+    if (refill(i)) heap.push_back({*streams[i].at, i});
   }
-  auto less = [&](size_t a, size_t b) { return *streams[a].at > *streams[b].at; };
-  std::make_heap(heap.begin(), heap.end(), less);
-  size_t w = 0;
-  while (!heap.empty()) {
-    const size_t i = heap.front();
-    Stream& st = streams[i];
-    const uint64_t v = *st.at++;
-    if (w == 0 || out[w - 1] != v) out[w++] = v;
-    const bool more = st.at != st.end || refill(i);
-    // Sift the top down (its hash grew), or drop it.
-    if (!more) {
-      std::pop_heap(heap.begin(), heap.end(), less);
-      heap.pop_back();
-      continue;
-    }
-    size_t pos = 0;
+  auto sift_down = [&heap](size_t pos) {
     const size_t n = heap.size();
+    const Head h = heap[pos];
     while (true) {
       size_t c = 2 * pos + 1;
       if (c >= n) break;
-      if (c + 1 < n && less(heap[c], heap[c + 1])) ++c;
-      if (!less(heap[pos], heap[c])) break;
-      std::swap(heap[pos], heap[c]);
+      if (c + 1 < n && heap[c + 1].hash < heap[c].hash) ++c;
+      if (heap[c].hash >= h.hash) break;
+      heap[pos] = heap[c];
       pos = c;
     }
+    heap[pos] = h;
+  };
+  for (size_t i = heap.size(); i-- > 0;) sift_down(i);
+  size_t w = 0;
+  while (!heap.empty()) {
+    const uint64_t v = heap[0].hash;
+    if (w == 0 || out[w - 1] != v) out[w++] = v;
+    Stream& st = streams[heap[0].stream];
+    if (++st.at != st.end || refill(heap[0].stream)) {
+      heap[0].hash = *st.at;  // it grew: sift it down
+    } else {
+      heap[0] = heap.back();  // the stream is done
+      heap.pop_back();
+      if (heap.empty()) break;
+    }
+    sift_down(0);
   }
   out.resize(w);
 }
