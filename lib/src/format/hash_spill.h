@@ -1,8 +1,9 @@
 // Key hashes collected in bounded memory: what a partitioned static build reads its partitions
 // from when the key set does not fit. Threads add hashes; whenever the hashes held would pass the
-// memory budget they are sorted in place, de-duplicated and appended as one run to a temporary
-// file; afterwards each partition (the hashes whose top bits are equal) is read back from every
-// run, merged and de-duplicated.
+// memory budget they are sorted (on `threads` threads, by the add() call that filled the buffer,
+// while the other adders wait), de-duplicated and appended as one run to a temporary file;
+// afterwards each partition (the hashes whose top bits are equal) is read back from every run,
+// merged and de-duplicated.
 //
 // Memory. memory_bytes bounds the hash memory: one staging buffer per thread (together at most a
 // sixteenth of the budget, at most 64 KiB each), the run buffer and the sort's scratch array, as
@@ -13,7 +14,9 @@
 // thread at most) and 16 bytes per run. After finish() a spilled set holds no hashes in memory;
 // read() allocates the partition it returns (the sum of its slices in the runs, before
 // de-duplication) and merge buffers of 4 MiB at most (4 KiB at least a run). A set that never
-// spilled stays in memory, sorted and distinct; its scratch array is freed.
+// spilled stays in memory, sorted and distinct; its scratch array is freed. Without a budget
+// (memory_bytes 0) nothing is bounded: finish() sorts with a scratch array as large as the hashes,
+// 16 bytes a hash at the peak.
 //
 // The temporary file. One file, created in tmpdir with O_TMPFILE (no name ever exists), or on a
 // filesystem without O_TMPFILE created with a name (".bloomtool-spill.XXXXXX") and unlinked at
