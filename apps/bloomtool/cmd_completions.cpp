@@ -42,6 +42,7 @@ CommandInfo describe(const CLI::App& app) {
     if (opt->get_type_size_max() > 0) o.value_name = opt->get_type_name();
     o.repeatable = opt->get_items_expected_max() > 1;
     o.files = is_path_value(o.value_name);
+    o.directory = o.value_name == "DIR";
     o.filter = o.value_name == "FILTER";
     if (!o.value_name.empty() && !opt->get_lnames().empty())
       o.choices = value_choices(opt->get_lnames().front());
@@ -73,6 +74,7 @@ std::string bash_value_completion(const OptionInfo& o) {
     return fmt::format("mapfile -t COMPREPLY < <(compgen -W '{}' -- \"$cur\")",
                        join(o.choices, " "));
   if (o.filter) return "_bloomtool_filters \"$cur\"";
+  if (o.directory) return "_bloomtool_dirs \"$cur\"";
   if (o.files) return "_bloomtool_files \"$cur\"";
   return ":";
 }
@@ -114,6 +116,10 @@ std::string bash_script(const CLI::App& root) {
       "_bloomtool_files() {{\n"
       "  compopt -o filenames 2>/dev/null\n"
       "  mapfile -t COMPREPLY < <(compgen -f -- \"$1\")\n"
+      "}}\n\n"
+      "_bloomtool_dirs() {{\n"
+      "  compopt -o filenames 2>/dev/null\n"
+      "  mapfile -t COMPREPLY < <(compgen -d -- \"$1\")\n"
       "}}\n\n"
       "# Filter files: *.bf and *.xf and directories; any file when none matches.\n"
       "_bloomtool_filters() {{\n"

@@ -12,6 +12,7 @@
 #include "common.h"
 #include "filters/ribbon_build.h"
 #include "filters/xor_build.h"
+#include "format/hash_spill.h"
 #include "model/model.h"
 #include "units_cli.h"
 #include "written_json.h"
@@ -28,8 +29,53 @@ struct XorBuildCliOptions {
   std::string fingerprint;              // -f: fuse / xor
   std::string layout;                   // --layout: fuse / xor (xor-build's option)
   std::string max_attempts = std::to_string(kXorDefaultMaxAttempts);
+  std::string memory;  // --memory: the hash budget (parse_spill_options)
+  std::string tmpdir;  // --tmpdir: where hashes that do not fit are spilled
   KeyBuildArgs args;
 };
+
+// The smallest --memory: runs much larger than their 512 KiB index (hash_spill.h).
+constexpr uint64_t kMinMemory = uint64_t{16} << 20;
+
+// The default --memory: half the memory available when the build starts (MemAvailable plus free
+// swap, within the address-space and data limits), at least kMinMemory; 0 (no limit) when the
+// system does not tell.
+uint64_t default_memory() {
+  const uint64_t avail = available_memory_bytes();
+  return avail == UINT64_MAX ? 0 : std::max(avail / 2, kMinMemory);
+}
+
+// --memory and --tmpdir as the hash spill takes them (format/hash_spill.h), checked before any
+// key is read: a size the machine cannot give, or a directory where no temporary file can be
+// created, is refused here.
+SpillOptions parse_spill_options(const XorBuildCliOptions& o) {
+  SpillOptions s;
+  if (o.memory.empty()) {
+    s.memory_bytes = default_memory();
+  } else {
+    s.memory_bytes = parse_size_bytes(o.memory, "--memory");
+    if (s.memory_bytes < kMinMemory) {
+      throw Error(ErrorCode::kInvalidArgument, "--memory: must be at least 16MiB, not " + o.memory);
+    }
+    const uint64_t avail = available_memory_bytes();
+    if (s.memory_bytes > avail) {
+      throw Error(ErrorCode::kInvalidArgument,
+                  fmt::format("--memory: {} is more than the memory available ({})",
+                              format_bytes(s.memory_bytes), format_bytes(avail)));
+    }
+  }
+  s.tmpdir = spill_directory(o.tmpdir);
+  try {
+    check_spill_directory(s.tmpdir);
+  } catch (const Error& e) {
+    if (!o.tmpdir.empty()) throw;
+    // A directory the user did not name: say where it came from.
+    throw Error(e.code(), std::string(e.what()) +
+                              (s.tmpdir == "/tmp" ? " (--tmpdir DIR chooses another)"
+                                                  : " ($TMPDIR; --tmpdir DIR chooses another)"));
+  }
+  return s;
+}
 
 // The kind to build: --kind, else what -p (ribbon) or -f / --layout (fuse or the layout) imply,
 // else the command's default. Options of another kind are refused.
@@ -185,7 +231,9 @@ void print_ribbon_summary(const XorBuildCliOptions& o, const RibbonBuild& r,
   if (!o.args.no_measure && p.slots != 0) print_quick_measurement(filter, r.header.seed, model_p);
 }
 
-int run_ribbon_build(const XorBuildCliOptions& o) {
+// `spill`: --memory and --tmpdir, for the partitioned construction (issue 35) to spill hashes
+// under; the unpartitioned builders below hold every hash in memory.
+int run_ribbon_build(const XorBuildCliOptions& o, [[maybe_unused]] const SpillOptions& spill) {
   const RibbonBuildOptions options = parse_ribbon_options(o);
   const InputOptions input_options = o.args.input.options();
   const OutputArgs::Prepared out = o.args.out.prepare(o.args.input.inputs);
@@ -204,7 +252,8 @@ int run_ribbon_build(const XorBuildCliOptions& o) {
 
 int run_xor_build(const XorBuildCliOptions& o) {
   const std::string kind = kind_of(o);
-  if (kind == "ribbon") return run_ribbon_build(o);
+  [[maybe_unused]] const SpillOptions spill = parse_spill_options(o);
+  if (kind == "ribbon") return run_ribbon_build(o, spill);
   const XorBuildOptions options = parse_options(o, kind);
   const InputOptions input_options = o.args.input.options();
   const OutputArgs::Prepared out = o.args.out.prepare(o.args.input.inputs);
@@ -251,6 +300,14 @@ Command register_static(CLI::App& root, const char* name, const char* default_ki
   app->add_option("--max-attempts", o->max_attempts,
                   "Seeds to try before construction gives up with exit status 2 (default 100)")
       ->type_name("N");
+  app->add_option("--memory", o->memory,
+                  "Most memory for key hashes; beyond it they are spilled to a temporary file: "
+                  "512MiB, 4GiB, 4GB (default: half the memory available, at least 16MiB)")
+      ->type_name("SIZE");
+  app->add_option("--tmpdir", o->tmpdir,
+                  "Directory for the temporary file of spilled hashes (default $TMPDIR, else "
+                  "/tmp); the file has no name and goes with the process, however it ends")
+      ->type_name("DIR");
   o->args.add_to(*app, "Print nothing but errors",
                  "Threads reading and hashing keys (default: all cores); the output is the same "
                  "for any number");

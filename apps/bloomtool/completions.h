@@ -16,6 +16,7 @@ struct OptionInfo {
   std::string value_name;  // empty for a flag
   bool repeatable = false;
   bool files = false;                // its value is a path
+  bool directory = false;            // its value is a directory (DIR): only those are offered
   bool filter = false;               // its value is a filter file: *.bf and *.xf offered first
   std::vector<std::string> choices;  // the values it takes, when they are a fixed few
 };

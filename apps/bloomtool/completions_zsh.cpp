@@ -45,10 +45,12 @@ std::string lower(std::string s) {
   return s;
 }
 
-// The action that completes a value: its choices, filter files, any file, or nothing.
+// The action that completes a value: its choices, filter files, directories, any file, or
+// nothing.
 std::string zsh_action(const OptionInfo& o) {
   if (!o.choices.empty()) return "(" + join(o.choices, " ") + ")";
   if (o.filter) return "_files -g \"*.(bf|xf)(-.)\"";
+  if (o.directory) return "_files -/";
   if (o.files) return "_files";
   return " ";
 }
