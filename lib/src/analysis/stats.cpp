@@ -268,6 +268,9 @@ BloomFill bloom_fill(const BloomFilter& filter) {
 }
 
 double model_fpr_for(const FilterHeader& header, double n) {
+  // A partitioned file: the partitions' key-weighted mean, recorded in field 10 and checked
+  // against the partition table when the file is loaded.
+  if (header.partitions) return header.partitions->model_rate;
   for (const FilterKindEntry& kind : filter_kinds())
     if (kind.kind == header.kind) return kind.model_fpr(header, n);
   throw Error(ErrorCode::kUnsupported,
@@ -384,6 +387,7 @@ void finish_stats(FilterStats& s, const FilterHeader& header) {
 }  // namespace
 
 uint64_t header_filter_bits(const FilterHeader& header) {
+  if (header.partitions) return header.partitions->filter_bits;
   if (is_xor_kind(header.kind)) return header.m * header.k;
   if (header.kind == FilterKind::kRibbon) return ribbon_header_params(header).solution_bits();
   return header.m;
