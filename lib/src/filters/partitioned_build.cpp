@@ -11,6 +11,7 @@
 #include <atomic>
 #include <bit>
 #include <mutex>
+#include <vector>
 
 #include "base/run_threads.h"
 #include "bloomtool/error.h"
@@ -383,6 +384,31 @@ AssembledFile assemble_partitions(std::span<PartFile> parts, std::optional<int64
   set_partitions_field(h, bf.bits, 0, entries, out.payload.size());
   out.header = std::move(h);
   return out;
+}
+
+uint64_t AssembledFile::write(const std::string& path, const WriteOptions& options) {
+  return write_filter_file(path, header, payload.span(), payload.size() * 8, options);
+}
+
+AssembledFile assemble_part_files(const std::vector<std::string>& paths,
+                                  std::optional<int64_t> created, std::optional<std::string> label) {
+  std::vector<PartFile> parts;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    if (std::find(paths.begin(), paths.begin() + static_cast<std::ptrdiff_t>(i), paths[i]) !=
+        paths.begin() + static_cast<std::ptrdiff_t>(i)) {
+      invalid(paths[i] + ": named twice");
+    }
+    // Only a part file's header is read before the next one is checked, so a wrong file is
+    // refused before any payload is read.
+    const FilterHeader h = read_filter_header(paths[i]);
+    if (!h.partitions)
+      invalid(paths[i] + ": not a part file of a partitioned build (no partition table)");
+  }
+  for (const std::string& path : paths) {
+    FilterFileContents c = read_filter_file(path);
+    parts.push_back({path, std::move(c.header), std::move(c.payload)});
+  }
+  return assemble_partitions(parts, created, std::move(label));
 }
 
 }  // namespace bloomtool

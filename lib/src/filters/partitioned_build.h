@@ -83,8 +83,14 @@ struct PartFile {
 struct AssembledFile {
   FilterHeader header;
   WordBuffer payload;
+  // Writes the file to `path` atomically ("-": standard output); returns the bytes written.
+  uint64_t write(const std::string& path, const WriteOptions& options = {});
 };
 AssembledFile assemble_partitions(std::span<PartFile> parts, std::optional<int64_t> created,
                                   std::optional<std::string> label);
+// The same over part files read from `paths` (each read whole and verified, as read_filter_file
+// reads it; a file named twice is refused).
+AssembledFile assemble_part_files(const std::vector<std::string>& paths,
+                                  std::optional<int64_t> created, std::optional<std::string> label);
 
 }  // namespace bloomtool
