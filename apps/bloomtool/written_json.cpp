@@ -72,6 +72,16 @@ void print_written_json(const OutputArgs& out, const WrittenFacts& f) {
   j.field("m", h.m);
   j.field("k", h.k);
   j.field("filter_bits", filter_bits);
+  j.key("partitions");
+  if (h.partitions) {
+    j.begin_object();
+    j.field("count", h.partitions->partitions());
+    j.field("first", uint64_t{h.partitions->first});
+    j.field("held", uint64_t{h.partitions->count});
+    j.end_object();
+  } else {
+    j.null();
+  }
   j.field("lines_read", h.lines_read);
   j.field("empty_lines", h.empty_lines);
   j.field("keys_added", h.keys_added);
