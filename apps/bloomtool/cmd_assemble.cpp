@@ -66,8 +66,8 @@ Command register_assemble(CLI::App& root) {
   auto o = std::make_shared<AssembleOptions>();
   CLI::App* app = root.add_subcommand(
       "assemble",
-      "Join the part files of a partitioned static build (build-static --partitions P --part "
-      "I-J on each host) into the file one build writes");
+      "Join the part files of a partitioned static filter built across hosts (each host "
+      "building a range of partitions with build-static) into the file one build writes");
   app->add_option("parts", o->parts,
                   "Part files that together hold every partition exactly once, in any order")
       ->required()
