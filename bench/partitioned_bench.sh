@@ -48,7 +48,7 @@ print(f"C/B per round: {' '.join(f'{x:.2f}' for x in cb)}  median {statistics.me
 print(f"D/B per round: {' '.join(f'{x:.2f}' for x in db)}  median {statistics.median(db):.2f}")
 PY
 for f in b d; do
-  bits=$("$bt" stats --json "$tmp/$f.bf" | python3 -c 'import json,sys; j=json.load(sys.stdin); print(f"{j[\"bits_per_key\"]:.4f} bits/key, {j[\"file_bytes\"]} bytes")')
+  bits=$("$bt" stats --json "$tmp/$f.bf" | python3 -c 'import json,sys; j=json.load(sys.stdin); print("%.4f bits/key, %d bytes" % (j["bits_per_key"], j["file_bytes"]))')
   fp=$("$bt" query --count "$tmp/$f.bf" "$non" || true)
   echo "$f.bf: $bits; $fp false positives of $(wc -l <"$non") non-members"
 done

@@ -55,8 +55,7 @@ int run_assemble(const AssembleOptions& o) {
                "  model p         {:.6g} (key-weighted mean over the partitions)\n"
                "  file size       {} ({} bytes)\n",
                o.out.name(), h.partitions->partitions(), filter_kind_name(h.kind), o.parts.size(),
-               h.distinct_estimate, h.partitions->model_rate, format_bytes(file_bytes),
-               file_bytes);
+               h.distinct_estimate, h.partitions->model_rate, format_bytes(file_bytes), file_bytes);
   });
 }
 

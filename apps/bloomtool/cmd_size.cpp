@@ -5,9 +5,9 @@
 #include <optional>
 
 #include "bloomtool/error.h"
-#include "filters/partitioned_build.h"
 #include "common.h"
 #include "filters/key_rule.h"
+#include "filters/partitioned_build.h"
 #include "interop/compat_build.h"
 #include "json_writer.h"
 #include "model/model.h"

@@ -54,7 +54,8 @@ void parse_partitions(const XorBuildCliOptions& o, StaticBuildOptions& b) {
   const uint64_t parts = uint64_t{1} << *b.partition_bits;
   const size_t dash = o.part.find('-');
   const uint64_t lo = parse_count(o.part.substr(0, dash), "--part");
-  const uint64_t hi = dash == std::string::npos ? lo : parse_count(o.part.substr(dash + 1), "--part");
+  const uint64_t hi =
+      dash == std::string::npos ? lo : parse_count(o.part.substr(dash + 1), "--part");
   if (lo > hi || hi >= parts) {
     throw Error(ErrorCode::kInvalidArgument,
                 "--part: '" + o.part + "' is not I or I-J with I <= J < " + std::to_string(parts));
@@ -261,8 +262,8 @@ void print_partitioned_summary(const XorBuildCliOptions& o, const StaticBuild& r
              f.whole() ? "" : "; in these partitions", held,
              h.kind == FilterKind::kRibbon ? "rows" : "slots", h.m,
              r.distinct ? static_cast<double>(f.filter_bits) / n : 0.0,
-             model_p > 0 ? std::log2(1.0 / model_p) : 0.0, r.distinct ? model_p : 0.0,
-             r.attempts, format_bytes(file_bytes), file_bytes);
+             model_p > 0 ? std::log2(1.0 / model_p) : 0.0, r.distinct ? model_p : 0.0, r.attempts,
+             format_bytes(file_bytes), file_bytes);
   if (measure) print_quick_measurement(*r.filter, h.seed, model_p);
 }
 

@@ -540,9 +540,12 @@ std::vector<BadFile> bad_files() {
        }},
       {"part-rate.bf",
        [](G g) {
-         return with_partitions_field(g.part, [](Bytes& v) {
-                  le::store<uint64_t>(&v[16], 0x3F80000000000000ull);  // 2^-7 instead of 2^-8
-                }).b;
+         return with_partitions_field(g.part,
+                                      [](Bytes& v) {
+                                        le::store<uint64_t>(
+                                            &v[16], 0x3F80000000000000ull);  // 2^-7 instead of 2^-8
+                                      })
+             .b;
        }},
       {"part-field-length.bf",
        [](G g) {
@@ -572,14 +575,15 @@ std::vector<BadFile> bad_files() {
          return copy(g.standard).with_fields(concat(g.standard.fields(), field(10, 1, v))).b;
        }},
       {"part-kind-params-field.bf",
-       [](G g) { return with_kind_params(g.part, {64, 1, 192, 7}).b; }},
+       [](G g) {
+         return with_kind_params(g.part, {64, 1, 192, 7}).b;
+       }},
       {"part-offset-gap.bf",
        [](G g) {
          const size_t at = kEntryWords + 1;  // entry 1's word offset
          return with_payload_word(g.part, at, payload_word(g.part, at) + 1).b;
        }},
-      {"part-count-huge.bf",
-       [](G g) { return with_payload_word(g.part, 2, uint64_t{1} << 60).b; }},
+      {"part-count-huge.bf", [](G g) { return with_payload_word(g.part, 2, uint64_t{1} << 60).b; }},
       {"part-keys-sum.bf",
        [](G g) { return with_payload_word(g.part, 0, payload_word(g.part, 0) + 1).b; }},
       {"part-m-sum.bf",
@@ -587,8 +591,7 @@ std::vector<BadFile> bad_files() {
          Image i = g.part;
          return i.set<uint64_t>(kM, le::load<uint64_t>(&i.b[kM]) + 1).b;
        }},
-      {"part-segment-length.bf",
-       [](G g) { return with_payload_word(g.part, 5, 3).b; }},
+      {"part-segment-length.bf", [](G g) { return with_payload_word(g.part, 5, 3).b; }},
       {"part-checksum.bf",
        [](G g) {
          // One bit of partition 2's fingerprints, the file's payload checksum recomputed.

@@ -347,9 +347,8 @@ FilterStats compute_stats(const FilterHeader& header, const Filter& filter) {
   FilterStats s = header_stats(header);
   if (header.partitions) {
     const std::span<const uint64_t> w = filter.words();
-    s.partitions =
-        partition_facts(header, w.first(std::min<uint64_t>(w.size(), partition_table_words(header))),
-                        "<filter>");
+    s.partitions = partition_facts(
+        header, w.first(std::min<uint64_t>(w.size(), partition_table_words(header))), "<filter>");
   }
   if (header.kind == FilterKind::kBloom) {
     const BloomFilter* bloom = filter.bloom();

@@ -45,8 +45,8 @@ LoadedFilter make_raw_filter(std::shared_ptr<const RawPayloadView> view, const s
   // fingerprint): its chunk is pinned while they run. A partitioned file's factory reads the
   // chunks of its table and of each partition's last word itself.
   if (h.partitions) {
-    out.filter = make_filter_of_kind(
-        h, WordBuffer::borrow(view->words(), h.payload_raw_bytes / 8), path, view.get());
+    out.filter = make_filter_of_kind(h, WordBuffer::borrow(view->words(), h.payload_raw_bytes / 8),
+                                     path, view.get());
     out.raw = std::move(view);
     return out;
   }

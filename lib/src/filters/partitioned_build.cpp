@@ -288,8 +288,8 @@ AssembledFile assemble_partitions(std::span<PartFile> parts, std::optional<int64
   const auto differ = [&](const PartFile& p, const char* what, const std::string& mine,
                           const std::string& theirs) {
     if (mine != theirs) {
-      invalid(p.path + ": does not belong with " + base.path + ": " + what + " " + mine +
-              " vs " + theirs);
+      invalid(p.path + ": does not belong with " + base.path + ": " + what + " " + mine + " vs " +
+              theirs);
     }
   };
   uint32_t expect = 0;
@@ -319,8 +319,8 @@ AssembledFile assemble_partitions(std::span<PartFile> parts, std::optional<int64
     expect = f.first + f.count;
   }
   if (expect != bf.partitions()) {
-    invalid("partitions " + std::to_string(expect) + " to " +
-            std::to_string(bf.partitions() - 1) + " are in none of the parts");
+    invalid("partitions " + std::to_string(expect) + " to " + std::to_string(bf.partitions() - 1) +
+            " are in none of the parts");
   }
 
   std::vector<BuiltPartition> built;
@@ -355,10 +355,11 @@ AssembledFile assemble_partitions(std::span<PartFile> parts, std::optional<int64
   std::copy(table.begin(), table.end(), out.payload.data());
   size_t i = 0;
   for (const PartFile* pp : order) {
-    const std::vector<PartitionEntry> own = read_partition_table(
-        pp->header,
-        {pp->payload.data(), uint64_t{pp->header.partitions->count} * partition_entry_words(b.kind)},
-        pp->path);
+    const std::vector<PartitionEntry> own =
+        read_partition_table(pp->header,
+                             {pp->payload.data(), uint64_t{pp->header.partitions->count} *
+                                                      partition_entry_words(b.kind)},
+                             pp->path);
     for (const PartitionEntry& e : own) {
       std::copy(pp->payload.data() + e.word_offset,
                 pp->payload.data() + e.word_offset + e.word_count,
@@ -391,7 +392,8 @@ uint64_t AssembledFile::write(const std::string& path, const WriteOptions& optio
 }
 
 AssembledFile assemble_part_files(const std::vector<std::string>& paths,
-                                  std::optional<int64_t> created, std::optional<std::string> label) {
+                                  std::optional<int64_t> created,
+                                  std::optional<std::string> label) {
   std::vector<PartFile> parts;
   for (size_t i = 0; i < paths.size(); ++i) {
     if (std::find(paths.begin(), paths.begin() + static_cast<std::ptrdiff_t>(i), paths[i]) !=

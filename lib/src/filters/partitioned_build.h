@@ -43,13 +43,13 @@ struct StaticBuildOptions {
 };
 
 struct StaticBuild {
-  FilterHeader header;            // complete but for the payload fields
-  InputStats input;               // what the key stream read
-  uint64_t distinct = 0;          // distinct hashes held
-  uint64_t duplicates = 0;        // hashes removed as repeats
-  uint32_t attempts = 0;          // seeds tried (partitioned: the most any partition needed)
-  unsigned partition_bits = 0;    // 0: a plain file
-  uint64_t largest_partition = 0; // distinct keys of the largest partition
+  FilterHeader header;             // complete but for the payload fields
+  InputStats input;                // what the key stream read
+  uint64_t distinct = 0;           // distinct hashes held
+  uint64_t duplicates = 0;         // hashes removed as repeats
+  uint32_t attempts = 0;           // seeds tried (partitioned: the most any partition needed)
+  unsigned partition_bits = 0;     // 0: a plain file
+  uint64_t largest_partition = 0;  // distinct keys of the largest partition
   // The query side of a whole file (nullptr for a part file); a partitioned filter owns payload.
   std::unique_ptr<Filter> filter;
   WordBuffer payload;  // a part file's payload

@@ -312,8 +312,8 @@ std::unique_ptr<Filter> make_partitioned_filter(const FilterHeader& h, WordBuffe
     if (lazy == nullptr && partition_checksum({words, e.word_count}) != e.checksum)
       corrupt(path, name + ": checksum mismatch");
     // The kind's checks read the partition's last word (padding after the last fingerprint).
-    const uint64_t last = (e.word_offset + e.word_count - 1) * 8 /
-                          (lazy != nullptr ? lazy->chunk_bytes() : 1);
+    const uint64_t last =
+        (e.word_offset + e.word_count - 1) * 8 / (lazy != nullptr ? lazy->chunk_bytes() : 1);
     const std::span<const uint64_t> pins(&last, lazy != nullptr ? 1 : 0);
     if (lazy != nullptr) lazy->pin(pins);
     try {

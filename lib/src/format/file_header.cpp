@@ -414,8 +414,8 @@ FilterHeader parse_filter_header(std::span<const uint8_t> bytes, uint64_t file_b
 
   if (h.partitions) {
     if (!is_static_kind(h.kind))
-      throw_corrupt(path, std::string("partitions field (10) in a ") + filter_kind_name(h.kind) +
-                              " filter");
+      throw_corrupt(
+          path, std::string("partitions field (10) in a ") + filter_kind_name(h.kind) + " filter");
     if (!h.kind_params.empty())
       throw_corrupt(path, "a partitioned filter has its kind parameters in its partition table");
   }
@@ -464,9 +464,8 @@ PartitionsField parse_partitions_field(std::span<const uint8_t> value, const std
   if (f.bits < 1 || f.bits > kMaxPartitionBits)
     throw_corrupt(path, "partition bits " + std::to_string(f.bits) + " are not 1 to 16");
   if (f.count == 0 || f.first >= f.partitions() || f.count > f.partitions() - f.first) {
-    throw_corrupt(path, "partitions " + std::to_string(f.first) + " + " +
-                            std::to_string(f.count) + " do not lie within 0.." +
-                            std::to_string(f.partitions() - 1));
+    throw_corrupt(path, "partitions " + std::to_string(f.first) + " + " + std::to_string(f.count) +
+                            " do not lie within 0.." + std::to_string(f.partitions() - 1));
   }
   if (!(f.model_rate >= 0.0 && f.model_rate <= 1.0))
     throw_corrupt(path, "partitioned model rate is not within [0, 1]");
@@ -474,8 +473,7 @@ PartitionsField parse_partitions_field(std::span<const uint8_t> value, const std
 }
 
 bool is_static_kind(FilterKind kind) noexcept {
-  return kind == FilterKind::kXor || kind == FilterKind::kBinaryFuse ||
-         kind == FilterKind::kRibbon;
+  return kind == FilterKind::kXor || kind == FilterKind::kBinaryFuse || kind == FilterKind::kRibbon;
 }
 
 bool same_file_header(const FilterHeader& a, const FilterHeader& b) noexcept {
