@@ -6,13 +6,13 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
 
-#include "base/run_threads.h"
-#include "base/word_buffer.h"
 #include "keys/hash_sort.h"
 
 namespace bloomtool {
@@ -23,72 +23,91 @@ struct SpillOptions {
   uint64_t expected_hashes = 0;
 };
 
-// Collects hashes from `threads` threads; finish() groups them by their top 16 bits (each thread
-// scatters its own hashes), so that a partition of up to 2^16 is one contiguous range.
+// Collects hashes from `threads` threads, each into blocks of its own, one list of blocks per
+// top-8-bit bucket, so that nothing is copied until a partition is read: a partition of up to 2^8
+// is whole buckets, a finer one the matching hashes of one bucket.
 class HashSpill {
  public:
   HashSpill(SpillOptions opts, unsigned threads)
-      : opts_(std::move(opts)), threads_(std::max(1u, threads)), added_(threads_) {}
+      : opts_(std::move(opts)), threads_(std::max(1u, threads)), buckets_(threads_) {
+    for (auto& b : buckets_) b.resize(kBuckets);
+  }
 
   // Concurrent for distinct thread indices.
   void add(unsigned thread, std::span<const uint64_t> hashes) {
-    added_[thread].insert(added_[thread].end(), hashes.begin(), hashes.end());
+    std::vector<Bucket>& mine = buckets_[thread];
+    for (const uint64_t h : hashes) {
+      Bucket& b = mine[h >> 56];
+      if (b.blocks.empty() || b.blocks.back().size() == kBlock) {
+        b.blocks.emplace_back();
+        b.blocks.back().reserve(kBlock);
+      }
+      b.blocks.back().push_back(h);
+    }
+    added_[thread % kCounters].fetch_add(hashes.size(), std::memory_order_relaxed);
   }
 
   void finish() {
-    constexpr size_t kBuckets = size_t{1} << 16;
-    std::vector<std::vector<uint64_t>> counts(threads_, std::vector<uint64_t>(kBuckets + 1, 0));
-    detail::run_threads(threads_, [&](unsigned t) {
-      for (const uint64_t h : added_[t]) ++counts[t][(h >> 48) + 1];
-    });
-    // Bucket b of thread t starts after every thread's buckets below b and the lower threads' b.
-    starts_.assign(kBuckets + 1, 0);
-    uint64_t at = 0;
-    for (size_t b = 0; b < kBuckets; ++b) {
-      starts_[b] = at;
-      for (unsigned t = 0; t < threads_; ++t) {
-        const uint64_t n = counts[t][b + 1];
-        counts[t][b + 1] = at;
-        at += n;
-      }
-    }
-    starts_[kBuckets] = at;
-    all_ = WordBuffer(at);
-    detail::run_threads(threads_, [&](unsigned t) {
-      std::vector<uint64_t>& next = counts[t];
-      for (const uint64_t h : added_[t]) all_.data()[next[(h >> 48) + 1]++] = h;
-      std::vector<uint64_t>().swap(added_[t]);
-    });
+    total_ = 0;
+    for (const auto& a : added_) total_ += a.load(std::memory_order_relaxed);
   }
 
-  uint64_t size() const { return starts_.empty() ? 0 : starts_.back(); }
+  uint64_t size() const { return total_; }
   bool spilled() const { return false; }
   uint64_t spill_bytes() const { return 0; }
 
   // Hashes (with duplicates) whose top `bits` bits are `part` (bits <= 16; 0: all of them).
   uint64_t count(unsigned bits, uint64_t part) const {
-    const auto [b, e] = range(bits, part);
-    return e - b;
+    uint64_t n = 0;
+    visit(
+        bits, part, [&n](std::span<const uint64_t> s) { n += s.size(); }, true);
+    return n;
   }
   // Those hashes sorted ascending, duplicates removed. Thread-safe.
   void read(unsigned bits, uint64_t part, std::vector<uint64_t>& out) const {
-    const auto [b, e] = range(bits, part);
-    out.assign(all_.data() + b, all_.data() + e);
+    out.clear();
+    visit(
+        bits, part,
+        [&out](std::span<const uint64_t> s) { out.insert(out.end(), s.begin(), s.end()); }, false);
     sort_unique(out);
   }
 
  private:
-  std::pair<uint64_t, uint64_t> range(unsigned bits, uint64_t part) const {
-    if (starts_.empty()) return {0, 0};
-    const unsigned shift = 16 - bits;
-    return {starts_[part << shift], starts_[(part + 1) << shift]};
+  static constexpr size_t kBuckets = 256;
+  static constexpr size_t kBlock = 4096;
+  static constexpr size_t kCounters = 64;
+  struct Bucket {
+    std::vector<std::vector<uint64_t>> blocks;
+  };
+
+  // Calls fn with runs of the hashes of partition `part` of 2^bits.
+  template <typename Fn>
+  void visit(unsigned bits, uint64_t part, Fn&& fn, bool count_only) const {
+    const uint64_t lo = bits <= 8 ? part << (8 - bits) : part >> (bits - 8);
+    const uint64_t hi = bits <= 8 ? (part + 1) << (8 - bits) : lo + 1;
+    std::vector<uint64_t> kept;
+    for (const std::vector<Bucket>& mine : buckets_) {
+      for (uint64_t b = lo; b < hi; ++b) {
+        for (const std::vector<uint64_t>& block : mine[b].blocks) {
+          if (bits <= 8) {
+            fn(std::span<const uint64_t>(block));
+            continue;
+          }
+          kept.clear();
+          for (const uint64_t h : block)
+            if ((h >> (64 - bits)) == part) kept.push_back(h);
+          fn(std::span<const uint64_t>(kept));
+        }
+      }
+    }
+    (void)count_only;
   }
 
   SpillOptions opts_;
   unsigned threads_;
-  std::vector<std::vector<uint64_t>> added_;
-  std::vector<uint64_t> starts_;  // 2^16 + 1 bucket starts in all_
-  WordBuffer all_;
+  std::vector<std::vector<Bucket>> buckets_;  // [thread][top 8 bits]
+  std::array<std::atomic<uint64_t>, kCounters> added_{};
+  uint64_t total_ = 0;
 };
 
 }  // namespace bloomtool
