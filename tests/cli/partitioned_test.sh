@@ -2,7 +2,7 @@
 # Partitioned static filters end to end: build-static --partitions for each kind (byte-identical
 # for any thread count), zero false negatives and a measured rate in its interval, part files and
 # assemble (byte-identical to one build; refusals), query of several filters, stats text and
-# JSON, convert zstd <-> raw and queries of the raw file, merge refusal, bad options.
+# JSON, convert zstd <-> raw and queries of the raw file, signatures, merge refusal, bad options.
 source "$(dirname "$0")/lib.sh"
 export SOURCE_DATE_EPOCH=1700000000
 
@@ -101,6 +101,14 @@ expect_match "$ERR" "^bloomtool: other.bf: does not belong with p0.bf: input opt
 run "$BT" assemble -o out.bf p0.bf p3.bf f1.bf
 expect_eq "$ERR" "bloomtool: f1.bf: not a part file of a partitioned build (no partition table)" "a plain file"
 expect_eq "$(cat out.bf)" "old" "every refusal left the output untouched"
+
+# --- signatures: a signed partitioned build and a signed assembly verify ---
+"$BT" keygen -q -o signer 2>/dev/null || "$BT" keygen -o signer >/dev/null 2>&1
+"$BT" build-static --kind fuse --partitions 8 --sign signer.key -q -o signed.bf keys
+run "$BT" query --count --trusted-key signer.pub signed.bf keys
+expect_eq "$OUT" "44000" "a signed partitioned file verifies and answers"
+"$BT" assemble --sign signer.key -q -o signed-as.bf p0.bf p3.bf p4.bf
+expect_same_file signed-as.bf signed.bf "a signed assembly = a signed build"
 
 # --- refusals ---
 run "$BT" merge -o m.bf f8.bf f8.bf
