@@ -50,6 +50,8 @@ golden=(
   "v1.1-raw-fuse-16.bf|xor-build -q --threads 1 --layout fuse --fingerprint 16 --codec raw --label golden-fuse $keys"
   "v1.2-ribbon.bf|build-static -q --threads 1 --kind ribbon -p 1% --label golden-ribbon $keys"
   "v1.2-raw-ribbon.bf|build-static -q --threads 1 --kind ribbon -p 0.1% --codec raw --label golden-ribbon-raw $keys"
+  "v1.3-fuse-8-partitioned.bf|build-static -q --threads 1 --kind fuse --partitions 4 --label golden-partitioned $keys"
+  "v1.3-raw-ribbon-partitioned.bf|build-static -q --threads 1 --kind ribbon -p 1% --partitions 2 --codec raw --label golden-partitioned-raw $keys"
 )
 
 for entry in "${golden[@]}"; do

@@ -7,6 +7,7 @@
 #include "bloomtool/error.h"
 #include "common.h"
 #include "filters/key_rule.h"
+#include "filters/partitioned_build.h"
 #include "interop/compat_build.h"
 #include "json_writer.h"
 #include "model/model.h"
@@ -93,6 +94,22 @@ std::string k_note(const SizeQuery& q, const std::vector<SizeRow>& rows) {
       best);
 }
 
+// How build-static would split the static rows' keys by default (partitioned_build.h): the
+// partition count and each partition's keys and size for the binary fuse 8-bit row.
+std::string partition_note(const std::vector<SizeRow>& rows) {
+  for (const SizeRow& r : rows) {
+    if (r.name != "fuse8" || r.unreachable) continue;
+    const unsigned bits = default_partition_bits(r.keys);
+    if (bits == 0) return "";
+    const uint64_t parts = uint64_t{1} << bits;
+    return fmt::format(
+        "build-static splits {} keys into {} partitions of about {} keys (binary fuse 8-bit: "
+        "about {} each), built in parallel; --partitions chooses another count\n",
+        r.keys, parts, (r.keys + parts - 1) / parts, format_bytes(r.bytes() / parts));
+  }
+  return "";
+}
+
 std::string human_table(const SizeQuery& q, const std::vector<SizeRow>& rows) {
   std::vector<std::vector<std::string>> cells = {
       {"filter", "keys", "bits", "bytes", "size", "bits/key", "k", "p"}};
@@ -131,6 +148,7 @@ std::string human_table(const SizeQuery& q, const std::vector<SizeRow>& rows) {
   if (ribbon_unreachable) t += "Ribbon: built for rates from 2^-30 (9.3e-10) to 50% only\n";
   if (any_short) t += "! p above the requested rate: fixed at 2^-f by the fingerprint width\n";
   t += k_note(q, rows);
+  t += partition_note(rows);
   return t;
 }
 

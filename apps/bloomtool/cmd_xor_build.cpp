@@ -4,12 +4,14 @@
 // Construction either succeeds within --max-attempts seeds or fails with exit status 2, leaving
 // any previous output file untouched. build-static builds a Ribbon filter at 1% unless told
 // otherwise; xor-build keeps its binary fuse default.
+#include <bit>
 #include <cmath>
 #include <memory>
 
 #include "bloomtool/error.h"
 #include "build_args.h"
 #include "common.h"
+#include "filters/partitioned_build.h"
 #include "filters/ribbon_build.h"
 #include "filters/xor_build.h"
 #include "format/hash_spill.h"
@@ -29,8 +31,10 @@ struct XorBuildCliOptions {
   std::string fingerprint;              // -f: fuse / xor
   std::string layout;                   // --layout: fuse / xor (xor-build's option)
   std::string max_attempts = std::to_string(kXorDefaultMaxAttempts);
-  std::string memory;  // --memory: the hash budget (parse_spill_options)
-  std::string tmpdir;  // --tmpdir: where hashes that do not fit are spilled
+  std::string memory;      // --memory: the hash budget (parse_spill_options)
+  std::string tmpdir;      // --tmpdir: where hashes that do not fit are spilled
+  std::string partitions;  // --partitions: auto, 1 or a power of two 2..65536
+  std::string part;        // --part: I or I-J, one host's share
   KeyBuildArgs args;
 };
 
@@ -75,6 +79,35 @@ SpillOptions parse_spill_options(const XorBuildCliOptions& o) {
                                                   : " ($TMPDIR; --tmpdir DIR chooses another)"));
   }
   return s;
+}
+
+// --partitions and --part as the build's partition bits and range.
+void parse_partitions(const XorBuildCliOptions& o, StaticBuildOptions& b) {
+  if (!o.partitions.empty() && o.partitions != "auto") {
+    const uint64_t p = parse_count(o.partitions, "--partitions");
+    if (p == 0 || p > 65536 || !std::has_single_bit(p)) {
+      throw Error(ErrorCode::kInvalidArgument,
+                  "--partitions: must be auto, 1 or a power of two from 2 to 65536, not '" +
+                      o.partitions + "'");
+    }
+    b.partition_bits = static_cast<unsigned>(std::countr_zero(p));
+  }
+  if (o.part.empty()) return;
+  if (!b.partition_bits || *b.partition_bits == 0) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "--part: give the partition count too (--partitions P, the same on every host)");
+  }
+  const uint64_t parts = uint64_t{1} << *b.partition_bits;
+  const size_t dash = o.part.find('-');
+  const uint64_t lo = parse_count(o.part.substr(0, dash), "--part");
+  const uint64_t hi =
+      dash == std::string::npos ? lo : parse_count(o.part.substr(dash + 1), "--part");
+  if (lo > hi || hi >= parts) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "--part: '" + o.part + "' is not I or I-J with I <= J < " + std::to_string(parts));
+  }
+  b.first = static_cast<uint32_t>(lo);
+  b.count = static_cast<uint32_t>(hi - lo + 1);
 }
 
 // The kind to build: --kind, else what -p (ribbon) or -f / --layout (fuse or the layout) imply,
@@ -231,42 +264,97 @@ void print_ribbon_summary(const XorBuildCliOptions& o, const RibbonBuild& r,
   if (!o.args.no_measure && p.slots != 0) print_quick_measurement(filter, r.header.seed, model_p);
 }
 
-// `spill`: --memory and --tmpdir, for the partitioned construction (issue 35) to spill hashes
-// under; the unpartitioned builders below hold every hash in memory.
-int run_ribbon_build(const XorBuildCliOptions& o, [[maybe_unused]] const SpillOptions& spill) {
-  const RibbonBuildOptions options = parse_ribbon_options(o);
+// The summary of a partitioned build (a whole file or one host's part file).
+void print_partitioned_summary(const XorBuildCliOptions& o, const StaticBuild& r,
+                               const InputOptions& input_options, uint64_t file_bytes) {
+  const FilterHeader& h = r.header;
+  const PartitionsField& f = *h.partitions;
+  const double model_p = h.partitions->model_rate;
+  const bool measure = !o.args.no_measure && r.filter != nullptr && r.distinct != 0;
+  if (o.args.out.json) {
+    WrittenFacts w;
+    w.command = o.command;
+    w.header = &r.header;
+    w.file_bytes = file_bytes;
+    w.distinct_exact = true;
+    if (measure) w.measurement = quick_measurement(*r.filter, h.seed, model_p);
+    return print_written_json(o.args.out, w);
+  }
+  const std::string title =
+      h.kind == FilterKind::kRibbon
+          ? std::string("Ribbon")
+          : fmt::format("{} ({}-bit fingerprints)",
+                        h.kind == FilterKind::kXor ? "xor" : "binary fuse", h.k);
+  const std::string held =
+      f.whole() ? fmt::format("{} (by the top {} hash bits; largest {} keys)", f.partitions(),
+                              f.bits, r.largest_partition)
+                : fmt::format("{}-{} of {} (a part file: join all parts with bloomtool assemble)",
+                              f.first, f.first + f.count - 1, f.partitions());
+  const double n = static_cast<double>(r.distinct);
+  fmt::print(stderr,
+             "bloomtool: wrote {}: {}, partitioned\n"
+             "{}"
+             "  keys added      {}\n"
+             "  duplicates      {} (removed{})\n"
+             "  distinct keys   {} (exact{})\n"
+             "  partitions      {}\n"
+             "  {:<16}{}\n"
+             "  bits per key    {:.2f} (lower bound {:.2f} for the model p)\n"
+             "  model p         {:.6g} (key-weighted mean over the partitions)\n"
+             "  attempts        {} (the most any partition needed)\n"
+             "  file size       {} ({} bytes)\n",
+             o.args.out.name(), title, input_summary(h, input_options, r.input), r.input.keys,
+             r.duplicates, f.whole() ? "" : "; of these partitions' keys", r.distinct,
+             f.whole() ? "" : "; in these partitions", held,
+             h.kind == FilterKind::kRibbon ? "rows" : "slots", h.m,
+             r.distinct ? static_cast<double>(f.filter_bits) / n : 0.0,
+             model_p > 0 ? std::log2(1.0 / model_p) : 0.0, r.distinct ? model_p : 0.0, r.attempts,
+             format_bytes(file_bytes), file_bytes);
+  if (measure) print_quick_measurement(*r.filter, h.seed, model_p);
+}
+
+int run_static_build(const XorBuildCliOptions& o, const std::string& kind) {
+  StaticBuildOptions options;
+  double asked_rate = 0;
+  if (kind == "ribbon") {
+    options.kind = FilterKind::kRibbon;
+    options.ribbon_options = parse_ribbon_options(o);
+    asked_rate = options.ribbon_options.rate;
+  } else {
+    options.xor_options = parse_options(o, kind);
+    options.kind = xor_filter_kind(options.xor_options.layout);
+  }
+  parse_partitions(o, options);
+  options.spill = parse_spill_options(o);
   const InputOptions input_options = o.args.input.options();
   const OutputArgs::Prepared out = o.args.out.prepare(o.args.input.inputs);
-  RibbonBuild r;
+  StaticBuild r;
   try {
-    r = o.args.build_with_progress<RibbonConstructionError>(input_options, [&](KeyStream& keys) {
-      return build_ribbon(keys, options, out.provenance);
+    r = o.args.build_with_progress<Error>(input_options, [&](KeyStream& keys) {
+      return build_static(hashed_keys(keys), options, out.provenance);
     });
+  } catch (const XorConstructionError& e) {
+    throw Error(e.code(), o.args.out.name() + ": " + e.what() + "; nothing written");
   } catch (const RibbonConstructionError& e) {
     throw Error(e.code(), o.args.out.name() + ": " + e.what() + "; nothing written");
   }
-  return publish(o.args.out, out, r.built.distinct, r, [&](uint64_t file_bytes) {
-    print_ribbon_summary(o, r, input_options, file_bytes, options.rate);
+  if (r.plain_xor) {
+    return publish(o.args.out, out, r.distinct, *r.plain_xor, [&](uint64_t file_bytes) {
+      print_summary(o, *r.plain_xor, input_options, file_bytes);
+    });
+  }
+  if (r.plain_ribbon) {
+    return publish(o.args.out, out, r.distinct, *r.plain_ribbon, [&](uint64_t file_bytes) {
+      print_ribbon_summary(o, *r.plain_ribbon, input_options, file_bytes, asked_rate);
+    });
+  }
+  return publish(o.args.out, out, r.distinct, r, [&](uint64_t file_bytes) {
+    print_partitioned_summary(o, r, input_options, file_bytes);
   });
 }
 
 int run_xor_build(const XorBuildCliOptions& o) {
-  const std::string kind = kind_of(o);
-  [[maybe_unused]] const SpillOptions spill = parse_spill_options(o);
-  if (kind == "ribbon") return run_ribbon_build(o, spill);
-  const XorBuildOptions options = parse_options(o, kind);
-  const InputOptions input_options = o.args.input.options();
-  const OutputArgs::Prepared out = o.args.out.prepare(o.args.input.inputs);
-
-  XorBuild r;
-  try {
-    r = o.args.build_with_progress<XorConstructionError>(
-        input_options, [&](KeyStream& keys) { return build_xor(keys, options, out.provenance); });
-  } catch (const XorConstructionError& e) {
-    throw Error(e.code(), o.args.out.name() + ": " + e.what() + "; nothing written");
-  }
-  return publish(o.args.out, out, r.built.distinct, r,
-                 [&](uint64_t file_bytes) { print_summary(o, r, input_options, file_bytes); });
+  return run_static_build(o, kind_of(o));
 }
 
 }  // namespace
@@ -297,6 +385,15 @@ Command register_static(CLI::App& root, const char* name, const char* default_ki
       ->type_name("BITS");
   app->add_option("--layout", o->layout, "fuse or xor: the same as --kind (xor-build's option)")
       ->type_name("LAYOUT");
+  app->add_option("--partitions", o->partitions,
+                  "Split the keys by their hash into P independent filters built in parallel: "
+                  "auto (default: partitions of at most 2^21 keys, none below), 1 (none) or a "
+                  "power of two from 2 to 65536")
+      ->type_name("P");
+  app->add_option("--part", o->part,
+                  "Build only partition I or partitions I-J of --partitions P (one host's share; "
+                  "join the parts with bloomtool assemble)")
+      ->type_name("I[-J]");
   app->add_option("--max-attempts", o->max_attempts,
                   "Seeds to try before construction gives up with exit status 2 (default 100)")
       ->type_name("N");

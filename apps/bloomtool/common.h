@@ -44,6 +44,7 @@ struct Command {
 
 Command register_build(CLI::App& root);
 Command register_merge(CLI::App& root);
+Command register_assemble(CLI::App& root);
 Command register_query(CLI::App& root);
 Command register_build_static(CLI::App& root);
 Command register_xor_build(CLI::App& root);  // build-static under its first name, not listed

@@ -65,6 +65,7 @@ int main(int argc, char** argv) {
   commands.push_back(register_xor_build(app));
   commands.push_back(register_query(app));
   commands.push_back(register_merge(app));
+  commands.push_back(register_assemble(app));
   commands.push_back(register_stats(app));
   commands.push_back(register_size(app));
   commands.push_back(register_keygen(app));

@@ -53,6 +53,23 @@ void write_json(JsonWriter& j, const Report& r, uint64_t probe_seed, const std::
   j.field("m", h.m);
   j.field("k", h.k);
   j.field("filter_bits", s.filter_bits);
+  j.key("partitions");
+  if (s.partitions) {
+    const PartitionFacts& pf = *s.partitions;
+    j.begin_object();
+    j.field("count", pf.count);
+    j.field("bits", pf.bits);
+    j.field("min_keys", pf.min_keys);
+    j.field("max_keys", pf.max_keys);
+    j.field("min_bytes", pf.min_bytes);
+    j.field("max_bytes", pf.max_bytes);
+    j.field("expected_keys", pf.expected_keys);
+    j.field("sd", pf.sd);
+    j.field("verdict", pf.balanced ? "consistent" : "deviates");
+    j.end_object();
+  } else {
+    j.null();
+  }
   j.field("lines_read", h.lines_read);
   j.field("empty_lines", h.empty_lines);
   j.field("keys_added", h.keys_added);

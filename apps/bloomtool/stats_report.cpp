@@ -120,6 +120,15 @@ void print_human(StdoutWriter& out, const Report& r, bool first) {
     row("m", fmt::format("{} slots of {} bits = {} bits ({})", h.m, h.k, s.filter_bits,
                          format_bytes(h.payload_raw_bytes)));
   }
+  if (s.partitions) {
+    const PartitionFacts& pf = *s.partitions;
+    row("partitions", fmt::format("{} (by the top {} hash bits), {} to {} keys each, {} to {}",
+                                  pf.count, pf.bits, pf.min_keys, pf.max_keys,
+                                  format_bytes(pf.min_bytes), format_bytes(pf.max_bytes)));
+    row("partition spread",
+        fmt::format("{} (expected {:.0f} ± {:.0f} keys a partition for a uniform hash)",
+                    pf.balanced ? "consistent" : "DEVIATES", pf.expected_keys, pf.sd));
+  }
   if (foreign) {
     row("lines read", fmt::format("(not recorded in a {} file)", r.file_format));
     row("keys added", h.hash_id == kHashDcsoFnv1

@@ -76,6 +76,17 @@ void print_written_json(const OutputArgs& out, const WrittenFacts& f) {
   j.field("empty_lines", h.empty_lines);
   j.field("keys_added", h.keys_added);
   j.field("distinct_keys", h.distinct_estimate);
+  j.key("partitions");
+  if (h.partitions) {
+    j.begin_object();
+    j.field("count", h.partitions->partitions());
+    j.field("bits", uint64_t{h.partitions->bits});
+    j.field("first", uint64_t{h.partitions->first});
+    j.field("held", uint64_t{h.partitions->count});
+    j.end_object();
+  } else {
+    j.null();
+  }
   if (f.distinct_exact) j.field("distinct_exact", *f.distinct_exact);
   j.field("set_bits", f.set_bits);
   j.key("fill");

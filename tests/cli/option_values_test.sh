@@ -180,7 +180,7 @@ expect_rc 0 "--max-key-bytes 64KiB"
 # --- Usage errors: one line, in the tool's words ----------------------------------------------
 check_refused "^bloomtool: --capacity: given 2 times; give it once; see 'bloomtool build --help'$" \
   build -n 1 -n 2 -o x.bf
-check_refused "^bloomtool: bogus: unknown command \(commands: build, build-static, query, merge, stats, size, keygen, convert\)" bogus
+check_refused "^bloomtool: bogus: unknown command \(commands: build, build-static, query, merge, assemble, stats, size, keygen, convert\)" bogus
 check_refused "^bloomtool: --quiet-please: unknown option; see 'bloomtool --help'$" --quiet-please
 check_refused "^bloomtool: --output: required; see 'bloomtool build --help'$" build "$TESTDATA/urls-10k.txt"
 check_refused "^bloomtool: FILTER: argument required" query

@@ -27,6 +27,14 @@ sed -n '/^\.nf$/,/^\.fi$/p' "$MAN_DIR/bloomtool-merge.1" |
   sed -e 's/\\-/-/g' -e 's/\\e/\\/g' >recipe.sh
 grep -q -- '--sshlogin 8/host1,8/host2 --trc' recipe.sh || fail "no --sshlogin recipe in bloomtool-merge(1): $(cat recipe.sh)"
 grep -q '^bloomtool merge ' recipe.sh || fail "the recipe does not end with a merge: $(cat recipe.sh)"
+# The static filter's recipe, from bloomtool-assemble(1): two hosts build half of the partitions
+# each, and the parts are assembled.
+sed -n '/^\.nf$/,/^\.fi$/p' "$MAN_DIR/bloomtool-assemble.1" |
+  awk '/^\.nf$/ { block = ""; next } /^\.fi$/ { if (block ~ /\\-\\-sshlogin/) print block; next } { block = block $0 "\n" }' |
+  sed -e 's/\\-/-/g' -e 's/\\e/\\/g' >static-recipe.sh
+grep -q -- '--sshlogin 1/host1,1/host2 --basefile keys.txt' static-recipe.sh ||
+  fail "no --sshlogin recipe in bloomtool-assemble(1): $(cat static-recipe.sh)"
+grep -q '^bloomtool assemble ' static-recipe.sh || fail "the static recipe does not assemble: $(cat static-recipe.sh)"
 
 # --- a private sshd: keys, config, a free port ---
 mkdir -p ssh bin
@@ -108,5 +116,14 @@ bloomtool build -q -m 64MiB -k 7 -o whole.bf keys.txt
 expect_same_file keys.bf whole.bf "merge of the remotely built parts = one build of the whole"
 run bloomtool query keys.bf --count keys.txt
 expect_eq "$OUT" "40000" "every key of every part is in the merged filter"
+
+# --- the static recipe: halves of a partitioned fuse filter built "remotely", assembled ---
+PARALLEL="--will-cite" run bash -e ../static-recipe.sh
+expect_rc 0 "the static recipe runs: $ERR"
+expect_eq "$(ls -A ~)" "$home_before" "--cleanup removed the remote key file and parts"
+bloomtool build-static -q --kind fuse --partitions 16 -o whole-static.bf keys.txt
+expect_same_file static.bf whole-static.bf "assembly of the remotely built halves = one build"
+run bloomtool query static.bf --count keys.txt
+expect_eq "$OUT" "40000" "every key is in the assembled static filter"
 
 finish

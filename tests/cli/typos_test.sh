@@ -2,7 +2,7 @@
 # Typos get help: an unknown command or option is reported as unknown, before any other usage
 # error, with the nearest known name when one is near; `bloomtool help [COMMAND]` is --help.
 source "$(dirname "$0")/lib.sh"
-COMMANDS="build, build-static, query, merge, stats, size, keygen, convert"
+COMMANDS="build, build-static, query, merge, assemble, stats, size, keygen, convert"
 seq 1 10 >keys.txt
 
 # usage_error EXPECTED ARGS...: exit 2, one error line equal to "bloomtool: EXPECTED", nothing

@@ -179,8 +179,47 @@ Bytes frame_header_only(uint64_t content) {
 }
 
 struct Goldens {
-  Image standard, blocked, xor8, fuse16;
+  Image standard, blocked, xor8, fuse16, part;  // part: a binary fuse file of 4 partitions
 };
+
+// Offsets in the payload of the partitioned golden file: its table of 4 entries of 9 words
+// (keys, word offset, word count, checksum, m, 4 fuse parameters).
+constexpr size_t kEntryWords = 9;
+
+// The image with field 10 (partitions) changed by `edit` (its 32-byte value).
+Image with_partitions_field(const Image& i, const std::function<void(Bytes&)>& edit) {
+  const Bytes f = i.fields();
+  Bytes out;
+  for (size_t at = 0; at + 8 <= f.size();) {
+    const uint16_t tag = le::load<uint16_t>(&f[at]);
+    const uint32_t len = le::load<uint32_t>(&f[at + 4]);
+    Bytes rec(f.begin() + at, f.begin() + at + 8 + len);
+    if (tag == 10) {
+      Bytes v(rec.begin() + 8, rec.end());
+      edit(v);
+      std::copy(v.begin(), v.end(), rec.begin() + 8);
+    }
+    out.insert(out.end(), rec.begin(), rec.end());
+    at += 8 + len;
+  }
+  Image copy = i;
+  copy.with_fields(out);
+  return copy;
+}
+
+// The image with its decompressed payload's u64 word `word` set to `value`.
+Image with_payload_word(const Image& i, size_t word, uint64_t value) {
+  Bytes raw = decompress(i.payload());
+  le::store<uint64_t>(&raw.at(word * 8), value);
+  Image copy = i;
+  copy.with_payload(compress(raw));
+  return copy;
+}
+
+uint64_t payload_word(const Image& i, size_t word) {
+  const Bytes raw = decompress(i.payload());
+  return le::load<uint64_t>(&raw.at(word * 8));
+}
 using Maker = std::function<Bytes(const Goldens&)>;
 
 struct BadFile {
@@ -486,6 +525,79 @@ std::vector<BadFile> bad_files() {
          i.set<uint64_t>(kM, 1000);
          return i.with_payload(compress(raw)).b;
        }},
+      // Partitioned static filters (format 1.3), from the 4-partition binary fuse golden file.
+      {"part-bits-zero.bf",
+       [](G g) {
+         return with_partitions_field(g.part, [](Bytes& v) { le::store<uint32_t>(&v[0], 0); }).b;
+       }},
+      {"part-range.bf",
+       [](G g) {
+         return with_partitions_field(g.part, [](Bytes& v) { le::store<uint32_t>(&v[8], 2); }).b;
+       }},
+      {"part-entry-words.bf",
+       [](G g) {
+         return with_partitions_field(g.part, [](Bytes& v) { le::store<uint32_t>(&v[4], 8); }).b;
+       }},
+      {"part-rate.bf",
+       [](G g) {
+         return with_partitions_field(g.part,
+                                      [](Bytes& v) {
+                                        le::store<uint64_t>(
+                                            &v[16], 0x3F80000000000000ull);  // 2^-7 instead of 2^-8
+                                      })
+             .b;
+       }},
+      {"part-field-length.bf",
+       [](G g) {
+         Image i = g.part;
+         const Bytes f = i.fields();
+         Bytes out;
+         for (size_t at = 0; at + 8 <= f.size();) {
+           const uint16_t tag = le::load<uint16_t>(&f[at]);
+           const uint32_t len = le::load<uint32_t>(&f[at + 4]);
+           if (tag == 10) {
+             const Bytes v(f.begin() + at + 8, f.begin() + at + 8 + len - 8);
+             const Bytes rec = field(10, 1, v);
+             out.insert(out.end(), rec.begin(), rec.end());
+           } else {
+             out.insert(out.end(), f.begin() + at, f.begin() + at + 8 + len);
+           }
+           at += 8 + len;
+         }
+         return i.with_fields(out).b;
+       }},
+      {"part-in-bloom.bf",
+       [](G g) {
+         Bytes v(32, 0);
+         le::store<uint32_t>(&v[0], 2);
+         le::store<uint32_t>(&v[4], 9);
+         le::store<uint32_t>(&v[12], 4);
+         return copy(g.standard).with_fields(concat(g.standard.fields(), field(10, 1, v))).b;
+       }},
+      {"part-kind-params-field.bf",
+       [](G g) {
+         return with_kind_params(g.part, {64, 1, 192, 7}).b;
+       }},
+      {"part-offset-gap.bf",
+       [](G g) {
+         const size_t at = kEntryWords + 1;  // entry 1's word offset
+         return with_payload_word(g.part, at, payload_word(g.part, at) + 1).b;
+       }},
+      {"part-count-huge.bf", [](G g) { return with_payload_word(g.part, 2, uint64_t{1} << 60).b; }},
+      {"part-keys-sum.bf",
+       [](G g) { return with_payload_word(g.part, 0, payload_word(g.part, 0) + 1).b; }},
+      {"part-m-sum.bf",
+       [](G g) {
+         Image i = g.part;
+         return i.set<uint64_t>(kM, le::load<uint64_t>(&i.b[kM]) + 1).b;
+       }},
+      {"part-segment-length.bf", [](G g) { return with_payload_word(g.part, 5, 3).b; }},
+      {"part-checksum.bf",
+       [](G g) {
+         // One bit of partition 2's fingerprints, the file's payload checksum recomputed.
+         const size_t at = payload_word(g.part, 2 * kEntryWords + 1);
+         return with_payload_word(g.part, at, payload_word(g.part, at) ^ 0x100).b;
+       }},
   };
 }
 
@@ -504,7 +616,8 @@ int main(int argc, char** argv) {
       const Goldens g{{read_file(golden + "/v1-bloom-standard.bf")},
                       {read_file(golden + "/v1-bloom-blocked.bf")},
                       {read_file(golden + "/v1-xor-8.bf")},
-                      {read_file(golden + "/v1-fuse-16.bf")}};
+                      {read_file(golden + "/v1-fuse-16.bf")},
+                      {read_file(golden + "/v1.3-fuse-8-partitioned.bf")}};
       for (const BadFile& f : bad_files()) write_file(out + "/" + f.name, f.make(g));
       return 0;
     }

@@ -161,6 +161,27 @@ inline const std::vector<GoldenFile>& golden_files() {
        "",
        {1, kRibbonSeed},
        0xd3dfa1d55c23797full},
+      // Format 1.3: partitioned static filters; their kind parameters are in the partition table.
+      {"v1.3-fuse-8-partitioned.bf",
+       FilterKind::kBinaryFuse,
+       0,
+       144,
+       8,
+       254,
+       "golden-partitioned",
+       "",
+       {},
+       0x7b4fc59383a5975aull},
+      {"v1.3-raw-ribbon-partitioned.bf",
+       FilterKind::kRibbon,
+       0,
+       384,
+       6,
+       282,
+       "golden-partitioned-raw",
+       "",
+       {},
+       0x69ec5112bbebf22full},
   };
   return files;
 }

@@ -39,7 +39,9 @@ TEST_CASE("golden v1 files (1.0 zstd, 1.1 raw, 1.2 Ribbon) still read identicall
     const bool raw = g.name.find("-raw-") != std::string::npos;
     const bool ribbon = g.kind == FilterKind::kRibbon;  // always 1.2
     CHECK(h.major == 1);
-    CHECK(h.minor == (ribbon ? 2 : raw ? 1 : 0));
+    const bool partitioned = h.partitions.has_value();  // always 1.3
+    CHECK(partitioned == (g.name.find("partitioned") != std::string::npos));
+    CHECK(h.minor == (partitioned ? 3 : ribbon ? 2 : raw ? 1 : 0));
     CHECK(h.required_features == 0);
     CHECK(h.kind == g.kind);
     CHECK(h.variant == g.variant);

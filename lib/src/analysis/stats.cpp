@@ -21,6 +21,7 @@
 #include "filters/bloom.h"
 #include "filters/filter_kinds.h"
 #include "filters/key_rule.h"
+#include "filters/partitioned_filter.h"
 #include "keys/hash.h"
 #include "model/index_model.h"
 #include "model/model.h"
@@ -268,6 +269,9 @@ BloomFill bloom_fill(const BloomFilter& filter) {
 }
 
 double model_fpr_for(const FilterHeader& header, double n) {
+  // A partitioned file: the partitions' key-weighted mean, recorded in field 10 and checked
+  // against the partition table when the file is loaded.
+  if (header.partitions) return header.partitions->model_rate;
   for (const FilterKindEntry& kind : filter_kinds())
     if (kind.kind == header.kind) return kind.model_fpr(header, n);
   throw Error(ErrorCode::kUnsupported,
@@ -306,8 +310,46 @@ void add_bloom_words(FilterStats& s, const FilterHeader& header, Feed&& feed) {
 
 }  // namespace
 
+namespace {
+
+// The partition table at the start of a partitioned payload, summarised (the table was checked
+// when the file was loaded; a stream is checked here).
+PartitionFacts partition_facts(const FilterHeader& h, std::span<const uint64_t> table,
+                               const std::string& path) {
+  const std::vector<PartitionEntry> entries = read_partition_table(h, table, path);
+  PartitionFacts f;
+  f.count = entries.size();
+  f.bits = h.partitions->bits;
+  f.min_keys = f.min_bytes = UINT64_MAX;
+  for (const PartitionEntry& e : entries) {
+    f.min_keys = std::min(f.min_keys, e.keys);
+    f.max_keys = std::max(f.max_keys, e.keys);
+    f.min_bytes = std::min(f.min_bytes, e.word_count * 8);
+    f.max_bytes = std::max(f.max_bytes, e.word_count * 8);
+  }
+  const double n = static_cast<double>(h.distinct_estimate);
+  const double q = 1.0 / static_cast<double>(f.count);
+  f.expected_keys = n * q;
+  f.sd = std::sqrt(n * q * (1.0 - q));
+  const double half = kZ1e6 * f.sd + 2.0;
+  f.balanced = static_cast<double>(f.min_keys) >= f.expected_keys - half &&
+               static_cast<double>(f.max_keys) <= f.expected_keys + half;
+  return f;
+}
+
+uint64_t partition_table_words(const FilterHeader& h) {
+  return uint64_t{h.partitions->count} * h.partitions->entry_words;
+}
+
+}  // namespace
+
 FilterStats compute_stats(const FilterHeader& header, const Filter& filter) {
   FilterStats s = header_stats(header);
+  if (header.partitions) {
+    const std::span<const uint64_t> w = filter.words();
+    s.partitions = partition_facts(
+        header, w.first(std::min<uint64_t>(w.size(), partition_table_words(header))), "<filter>");
+  }
   if (header.kind == FilterKind::kBloom) {
     const BloomFilter* bloom = filter.bloom();
     if (bloom == nullptr) {
@@ -332,7 +374,14 @@ FilterStats compute_stats_streamed(const FilterHeader& header, const std::string
                              [&](uint64_t, std::span<const uint64_t> words) { add(words); });
     });
   } else {
-    for_each_payload_chunk(path, header, [](uint64_t, std::span<const uint64_t>) {});
+    // A partitioned payload starts with its table: kept as it streams by.
+    std::vector<uint64_t> table;
+    const uint64_t table_words = header.partitions ? partition_table_words(header) : 0;
+    for_each_payload_chunk(path, header, [&](uint64_t, std::span<const uint64_t> words) {
+      const uint64_t take = std::min<uint64_t>(words.size(), table_words - table.size());
+      table.insert(table.end(), words.begin(), words.begin() + static_cast<std::ptrdiff_t>(take));
+    });
+    if (header.partitions) s.partitions = partition_facts(header, table, path);
   }
   finish_stats(s, header);
   return s;
@@ -384,6 +433,7 @@ void finish_stats(FilterStats& s, const FilterHeader& header) {
 }  // namespace
 
 uint64_t header_filter_bits(const FilterHeader& header) {
+  if (header.partitions) return header.partitions->filter_bits;
   if (is_xor_kind(header.kind)) return header.m * header.k;
   if (header.kind == FilterKind::kRibbon) return ribbon_header_params(header).solution_bits();
   return header.m;

@@ -132,6 +132,19 @@ FillCheck check_fill(const FilterHeader& header, uint64_t set_bits, double n, do
 // the solution (64 bits a column of each block). kCorrupt for inconsistent Ribbon parameters.
 uint64_t header_filter_bits(const FilterHeader& header);
 
+// A partitioned static filter's partitions (filters/partitioned_filter.h): how the keys spread
+// over them, and whether that spread is what a uniform hash gives (the partitions' counts are
+// multinomial: each within kZ1e6 standard deviations of n / P, with slack for small counts).
+struct PartitionFacts {
+  uint64_t count = 0;  // P
+  unsigned bits = 0;
+  uint64_t min_keys = 0, max_keys = 0;
+  uint64_t min_bytes = 0, max_bytes = 0;  // payload bytes of the smallest and largest partition
+  double expected_keys = 0;               // n / P
+  double sd = 0;                          // sqrt(n (1/P) (1 - 1/P))
+  bool balanced = true;                   // every count within the interval
+};
+
 // Figures computed from a filter file's header and its filter. Values that do not apply to a
 // kind (the fill of an xor filter) are empty.
 struct FilterStats {
@@ -160,6 +173,8 @@ struct FilterStats {
   // Bloom: the set bits of each region and the chi-squared test of their uniformity
   // (region_fill.h), counted in the same pass as the fill.
   std::optional<RegionFill> regions;
+  // A partitioned file: its partitions, read from the partition table.
+  std::optional<PartitionFacts> partitions;
 
   // The rate gates compare against when nothing was measured: the fill's rate when there is a
   // fill, else the model's.

@@ -42,7 +42,14 @@ LoadedFilter make_raw_filter(std::shared_ptr<const RawPayloadView> view, const s
   if (view->chunk_count() == 0 || h.payload_raw_bytes % 8 != 0)
     corrupt(path, "raw payload of " + std::to_string(h.payload_raw_bytes) + " bytes");
   // The kind's checks may read the last payload word (bits above m, padding after the last
-  // fingerprint): its chunk is pinned while they run.
+  // fingerprint): its chunk is pinned while they run. A partitioned file's factory reads the
+  // chunks of its table and of each partition's last word itself.
+  if (h.partitions) {
+    out.filter = make_filter_of_kind(h, WordBuffer::borrow(view->words(), h.payload_raw_bytes / 8),
+                                     path, view.get());
+    out.raw = std::move(view);
+    return out;
+  }
   const uint64_t last = view->chunk_count() - 1;
   const bool reads_last = h.kind != FilterKind::kBloom || h.m % 64 != 0;
   const std::span<const uint64_t> pins(&last, reads_last ? 1 : 0);

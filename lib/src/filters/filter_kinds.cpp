@@ -4,6 +4,7 @@
 #include "bloomtool/error.h"
 #include "filters/bloom.h"
 #include "filters/key_rule.h"
+#include "filters/partitioned_filter.h"
 #include "filters/ribbon.h"
 #include "filters/xor_filter.h"
 #include "keys/hash.h"
@@ -134,11 +135,25 @@ double ribbon_model_fpr(const FilterHeader& h, double) {
   return ribbon_model_rate(p);
 }
 
+uint64_t bloom_filter_bits(const FilterHeader& h) {
+  return h.m;
+}
+
+uint64_t xor_filter_bits(const FilterHeader& h) {
+  return h.m * h.k;
+}
+
+uint64_t ribbon_filter_bits(const FilterHeader& h) {
+  RibbonParams p;
+  if (!ribbon_params_from_file(h.k, h.m, h.kind_params, p).empty()) return 0;
+  return p.solution_bits();
+}
+
 constexpr FilterKindEntry kKinds[] = {
-    {FilterKind::kBloom, check_bloom, make_bloom, bloom_model_fpr},
-    {FilterKind::kXor, check_xor, make_xor, xor_model_fpr},
-    {FilterKind::kBinaryFuse, check_xor, make_xor, xor_model_fpr},
-    {FilterKind::kRibbon, check_ribbon, make_ribbon, ribbon_model_fpr},
+    {FilterKind::kBloom, check_bloom, make_bloom, bloom_model_fpr, bloom_filter_bits, 0},
+    {FilterKind::kXor, check_xor, make_xor, xor_model_fpr, xor_filter_bits, 2},
+    {FilterKind::kBinaryFuse, check_xor, make_xor, xor_model_fpr, xor_filter_bits, 4},
+    {FilterKind::kRibbon, check_ribbon, make_ribbon, ribbon_model_fpr, ribbon_filter_bits, 2},
 };
 
 }  // namespace
@@ -169,8 +184,9 @@ void check_key_rule(const FilterHeader& h, const std::string& path) {
 }
 
 std::unique_ptr<Filter> make_filter_of_kind(const FilterHeader& h, WordBuffer payload,
-                                            const std::string& path) {
+                                            const std::string& path, const RawPayloadView* lazy) {
   check_key_rule(h, path);
+  if (h.partitions) return make_partitioned_filter(h, std::move(payload), path, lazy);
   const FilterKindEntry& kind = filter_kind_entry(h.kind, path);
   kind.check_header(h, path);
   return kind.make(h, std::move(payload), path);

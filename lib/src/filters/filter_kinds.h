@@ -14,6 +14,7 @@
 #include "base/word_buffer.h"
 #include "filters/filter.h"
 #include "format/filter_file.h"
+#include "format/raw_payload.h"
 
 namespace bloomtool {
 
@@ -28,6 +29,11 @@ struct FilterKindEntry {
                                   const std::string& path);
   // The model's false-positive rate for n distinct keys.
   double (*model_fpr)(const FilterHeader& header, double n);
+  // The bits that hold the filter (fingerprints, solution or bit array) of a checked header.
+  uint64_t (*filter_bits)(const FilterHeader& header);
+  // Kind parameters each partition of a partitioned file records in its table entry
+  // (partitioned_filter.h); 0: the kind is not partitioned.
+  uint32_t partition_params;
 };
 
 // The registered kinds.
@@ -40,8 +46,12 @@ const FilterKindEntry& filter_kind_entry(FilterKind kind, const std::string& pat
 void check_key_rule(const FilterHeader& header, const std::string& path);
 
 // check_key_rule, the kind's check_header, then its make: the filter of verified file contents.
+// A partitioned file (field 10) is made by make_partitioned_filter (partitioned_filter.h), each
+// partition by its kind's entry; `lazy` is the raw view whose chunks `payload` borrows (nullptr
+// when the payload is in memory and verified).
 std::unique_ptr<Filter> make_filter_of_kind(const FilterHeader& header, WordBuffer payload,
-                                            const std::string& path);
+                                            const std::string& path,
+                                            const RawPayloadView* lazy = nullptr);
 
 // A Bloom header's own checks (every key rule): variant, m, k, and the payload length m implies.
 // Throws kCorrupt or kUnsupported naming `path`.

@@ -9,6 +9,7 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <type_traits>
 
@@ -271,6 +272,18 @@ std::vector<uint8_t> serialize_filter_header(FilterHeader& h) {
   if (h.hash_id >= kHashGuavaMitz64 && h.hash_id <= kHashDcsoFnv1 && h.minor < kFormatMinorLatest)
     h.minor = kFormatMinorLatest;
   if (h.kind == FilterKind::kRibbon) h.minor = std::max(h.minor, kFormatMinorRibbon);
+  if (h.partitions) {
+    const PartitionsField& f = *h.partitions;
+    uint8_t v[kPartitionsFieldBytes];
+    le::store<uint32_t>(v, f.bits);
+    le::store<uint32_t>(v + 4, f.entry_words);
+    le::store<uint32_t>(v + 8, f.first);
+    le::store<uint32_t>(v + 12, f.count);
+    le::store<uint64_t>(v + 16, std::bit_cast<uint64_t>(f.model_rate));
+    le::store<uint64_t>(v + 24, f.filter_bits);
+    put_field(tlv, FieldTag::kPartitions, v, sizeof v, kFieldRequired);
+    h.minor = std::max(h.minor, kFormatMinorPartitioned);
+  }
   if (h.codec == PayloadCodec::kRawChunked) {
     uint8_t v[kRawLayoutFieldBytes];
     le::store<uint64_t>(v, h.raw_chunk_bytes);
@@ -381,6 +394,11 @@ FilterHeader parse_filter_header(std::span<const uint8_t> bytes, uint64_t file_b
       case FieldTag::kSourceFormat:
         h.source_format.assign(v, len);
         break;
+      case FieldTag::kPartitions:
+        if (len != kPartitionsFieldBytes || h.partitions)
+          throw_corrupt(path, "partitions field (10) has bad length or appears twice");
+        h.partitions = parse_partitions_field({p + at, len}, path);
+        break;
       default:
         if (flags & kFieldRequired) {
           throw Error(ErrorCode::kUnsupported,
@@ -394,6 +412,13 @@ FilterHeader parse_filter_header(std::span<const uint8_t> bytes, uint64_t file_b
     at += len;
   }
 
+  if (h.partitions) {
+    if (!is_static_kind(h.kind))
+      throw_corrupt(
+          path, std::string("partitions field (10) in a ") + filter_kind_name(h.kind) + " filter");
+    if (!h.kind_params.empty())
+      throw_corrupt(path, "a partitioned filter has its kind parameters in its partition table");
+  }
   if ((h.codec == PayloadCodec::kRawChunked) != seen_raw_layout) {
     throw_corrupt(path, seen_raw_layout ? "raw layout field (8) in a file whose codec is not raw"
                                         : "raw payload without its layout field (8)");
@@ -425,6 +450,30 @@ FilterHeader parse_filter_header(std::span<const uint8_t> bytes, uint64_t file_b
     throw_corrupt(path, "uncompressed payload length does not match the stored length");
   }
   return h;
+}
+
+PartitionsField parse_partitions_field(std::span<const uint8_t> value, const std::string& path) {
+  PartitionsField f;
+  const uint8_t* v = value.data();
+  f.bits = le::load<uint32_t>(v);
+  f.entry_words = le::load<uint32_t>(v + 4);
+  f.first = le::load<uint32_t>(v + 8);
+  f.count = le::load<uint32_t>(v + 12);
+  f.model_rate = std::bit_cast<double>(le::load<uint64_t>(v + 16));
+  f.filter_bits = le::load<uint64_t>(v + 24);
+  if (f.bits < 1 || f.bits > kMaxPartitionBits)
+    throw_corrupt(path, "partition bits " + std::to_string(f.bits) + " are not 1 to 16");
+  if (f.count == 0 || f.first >= f.partitions() || f.count > f.partitions() - f.first) {
+    throw_corrupt(path, "partitions " + std::to_string(f.first) + " + " + std::to_string(f.count) +
+                            " do not lie within 0.." + std::to_string(f.partitions() - 1));
+  }
+  if (!(f.model_rate >= 0.0 && f.model_rate <= 1.0))
+    throw_corrupt(path, "partitioned model rate is not within [0, 1]");
+  return f;
+}
+
+bool is_static_kind(FilterKind kind) noexcept {
+  return kind == FilterKind::kXor || kind == FilterKind::kBinaryFuse || kind == FilterKind::kRibbon;
 }
 
 bool same_file_header(const FilterHeader& a, const FilterHeader& b) noexcept {

@@ -21,6 +21,8 @@ inline constexpr uint16_t kFormatMinor = 0;
 inline constexpr uint16_t kFormatMinorLatest = 1;
 // Ribbon filters (kind 4) are written as 1.2, whatever else they use; no other file is.
 inline constexpr uint16_t kFormatMinorRibbon = 2;
+// Partitioned static filters (field 10) are written as 1.3; no other file is.
+inline constexpr uint16_t kFormatMinorPartitioned = 3;
 inline constexpr size_t kFixedHeaderBytes = 128;
 inline constexpr size_t kMaxHeaderBytes = 64 * 1024;
 
@@ -49,6 +51,26 @@ enum class FieldTag : uint16_t {
   kSourceFormat = 7,   // 1.1: what a foreign (Guava, DCSO) file held beyond its bits
   kRawLayout = 8,      // 1.1, required with codec 2: chunk size and payload offset
   kSignature = 9,      // 1.1: Ed25519 signature over the file (see docs/FORMAT.md)
+  kPartitions = 10,    // 1.3, required: a partitioned static filter (see docs/FORMAT.md)
+};
+
+// Field 10 (docs/FORMAT.md, "Partitioned static filters"): the file holds 2^bits independent
+// filters of its kind, partition i over the keys whose hash has top bits i; the table of
+// partitions (entry_words u64 each) starts the payload. A part file (one host's share of an
+// across-hosts build) holds partitions [first, first + count) only; a whole file has first 0 and
+// count 2^bits. model_rate and filter_bits summarise the table (checked against it when loaded)
+// so that header-only readers report the same rate and size as stats does.
+inline constexpr size_t kPartitionsFieldBytes = 32;
+inline constexpr uint32_t kMaxPartitionBits = 16;
+struct PartitionsField {
+  uint32_t bits = 0;         // log2 of the partition count P: 1 to 16
+  uint32_t entry_words = 0;  // u64 words of one table entry (5 + the kind's parameters)
+  uint32_t first = 0;        // the first partition held
+  uint32_t count = 0;        // partitions held: 1 to P - first
+  double model_rate = 0;     // key-weighted mean of the partitions' model rates
+  uint64_t filter_bits = 0;  // fingerprint or solution bits of the partitions held
+  uint64_t partitions() const noexcept { return uint64_t{1} << bits; }
+  bool whole() const noexcept { return first == 0 && count == partitions(); }
 };
 
 // Field 9 (docs/FORMAT.md, "Signature"): who signed the file and the signature itself.
@@ -92,6 +114,7 @@ struct FilterHeader {
   uint64_t raw_chunk_bytes = 0;
   uint64_t raw_payload_offset = 0;
   std::string source_format;  // field 7, raw bytes (foreign_format.h); empty: absent
+  std::optional<PartitionsField> partitions;  // field 10: a partitioned static filter
 
   uint64_t header_bytes = 0;  // filled in by the reader and writer
 };
@@ -118,6 +141,12 @@ FilterHeader parse_filter_header(std::span<const uint8_t> bytes, uint64_t file_b
 // fixed fields, the layout field or the signature, so writers emit a placeholder first and
 // overwrite it once the payload's length and checksum are known.
 std::vector<uint8_t> serialize_filter_header(FilterHeader& header);
+
+// Field 10's value (kPartitionsFieldBytes) with its own checks: bits 1 to 16, the partitions held
+// within 0..P-1, a rate within [0, 1]. Throws kCorrupt naming `path`.
+PartitionsField parse_partitions_field(std::span<const uint8_t> value, const std::string& path);
+// Xor, binary fuse and Ribbon: the kinds a file may partition.
+bool is_static_kind(FilterKind kind) noexcept;
 
 // True when two headers describe the same stored file (a file replaced between two reads is not).
 bool same_file_header(const FilterHeader& a, const FilterHeader& b) noexcept;

@@ -1,0 +1,416 @@
+// Partitioned static builds and the assembly of part files (partitioned_build.h).
+//
+// Memory: the hash source holds the hashes (8 bytes a key in memory; the spill module bounds
+// that); each build thread holds one partition's sorted hashes and its construction state at a
+// time, so with partitions of ~2^21 keys the construction's peak is threads × ~50 MiB rather than
+// the ~24 bytes a key of an unpartitioned construction. The built partitions (the filter's own
+// size) are copied behind the table once all are done, each freed as it is copied.
+#include "filters/partitioned_build.h"
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <mutex>
+#include <vector>
+
+#include "base/run_threads.h"
+#include "bloomtool/error.h"
+#include "filters/partitioned_filter.h"
+
+namespace bloomtool {
+
+namespace {
+
+[[noreturn]] void invalid(const std::string& why) {
+  throw Error(ErrorCode::kInvalidArgument, why);
+}
+
+// One built partition: the table entry (offset not yet known) and the filter holding its words.
+struct BuiltPartition {
+  PartitionEntry entry;
+  std::unique_ptr<Filter> filter;
+  uint32_t attempts = 0;
+};
+
+BuiltPartition build_one(std::vector<uint64_t>& hashes, const StaticBuildOptions& o,
+                         uint64_t seed) {
+  // Every hash of a partition has the same top bits: the partition's filter holds them remapped.
+  for (uint64_t& h : hashes) h = partition_hash(h);
+  BuiltPartition b;
+  b.entry.keys = hashes.size();
+  if (o.kind == FilterKind::kRibbon) {
+    RibbonBuildOptions ro = o.ribbon_options;
+    ro.threads = 1;
+    ro.assume_distinct = true;
+    ro.hash_seed = seed;
+    RibbonBuildResult r = build_ribbon_filter(hashes, ro);
+    b.entry.m = r.filter->params().slots;
+    b.entry.kind_params = r.filter->params().kind_params();
+    b.attempts = r.attempts;
+    b.filter = std::move(r.filter);
+  } else {
+    XorBuildOptions xo = o.xor_options;
+    xo.layout = o.kind == FilterKind::kXor ? XorLayout::kXor : XorLayout::kFuse;
+    xo.threads = 1;
+    xo.assume_distinct = true;
+    xo.hash_seed = seed;
+    XorBuildResult r = build_xor_filter(hashes, xo);
+    b.entry.m = r.filter->params().slots;
+    b.entry.kind_params = r.filter->params().kind_params();
+    b.attempts = r.attempts;
+    b.filter = std::move(r.filter);
+  }
+  const std::span<const uint64_t> w = b.filter->words();
+  b.entry.word_count = w.size();
+  b.entry.checksum = partition_checksum(w);
+  return b;
+}
+
+uint32_t fingerprint_k(const StaticBuildOptions& o) {
+  return o.kind == FilterKind::kRibbon ? ribbon_params_for(0, o.ribbon_options.rate).columns
+                                       : o.xor_options.fingerprint_bits;
+}
+
+// The plain file of all the hashes, as build_xor / build_ribbon make it.
+void build_plain(StaticBuild& r, const HashSpill& spill, const StaticBuildOptions& o,
+                 const HashedKeys& keys, const BuildProvenance& provenance) {
+  std::vector<uint64_t> hashes;
+  spill.read(0, 0, hashes);
+  const uint64_t duplicates = spill.size() - hashes.size();
+  BuildFacts facts;
+  facts.seed = keys.seed;
+  if (o.kind == FilterKind::kRibbon) {
+    RibbonBuild b;
+    RibbonBuildOptions ro = o.ribbon_options;
+    ro.threads = keys.threads;
+    ro.assume_distinct = true;
+    ro.hash_seed = keys.seed;
+    b.built = build_ribbon_filter(hashes, ro);
+    b.built.duplicates = duplicates;
+    b.input = r.input;
+    const RibbonParams& p = b.built.filter->params();
+    facts.kind = FilterKind::kRibbon;
+    facts.m = p.slots;
+    facts.k = p.columns;
+    facts.kind_params = p.kind_params();
+    facts.distinct = b.built.distinct;
+    b.header = make_filter_header(facts, r.input, *keys.input, provenance);
+    r.header = b.header;
+    r.distinct = b.built.distinct;
+    r.attempts = b.built.attempts;
+    r.plain_ribbon = std::move(b);
+  } else {
+    XorBuild b;
+    XorBuildOptions xo = o.xor_options;
+    xo.layout = o.kind == FilterKind::kXor ? XorLayout::kXor : XorLayout::kFuse;
+    xo.threads = keys.threads;
+    xo.assume_distinct = true;
+    xo.hash_seed = keys.seed;
+    b.built = build_xor_filter(hashes, xo);
+    b.built.duplicates = duplicates;
+    b.input = r.input;
+    const XorParams& p = b.built.filter->params();
+    facts.kind = o.kind;
+    facts.m = p.slots;
+    facts.k = p.fingerprint_bits;
+    facts.kind_params = p.kind_params();
+    facts.distinct = b.built.distinct;
+    b.header = make_filter_header(facts, r.input, *keys.input, provenance);
+    r.header = b.header;
+    r.distinct = b.built.distinct;
+    r.attempts = b.built.attempts;
+    r.plain_xor = std::move(b);
+  }
+  r.duplicates = duplicates;
+  r.largest_partition = r.distinct;
+}
+
+// Lays the entries' partitions out behind their table: offsets filled in, words copied (each
+// partition's filter freed once copied).
+WordBuffer lay_out(FilterKind kind, std::vector<BuiltPartition>& built,
+                   std::vector<PartitionEntry>& entries) {
+  const uint64_t table_words = built.size() * uint64_t{partition_entry_words(kind)};
+  uint64_t at = table_words;
+  entries.clear();
+  for (BuiltPartition& b : built) {
+    b.entry.word_offset = at;
+    at += b.entry.word_count;
+    entries.push_back(b.entry);
+  }
+  WordBuffer payload(at);
+  const std::vector<uint64_t> table = encode_partition_table(kind, entries);
+  std::copy(table.begin(), table.end(), payload.data());
+  for (BuiltPartition& b : built) {
+    const std::span<const uint64_t> w = b.filter->words();
+    std::copy(w.begin(), w.end(), payload.data() + b.entry.word_offset);
+    b.filter.reset();
+  }
+  return payload;
+}
+
+void set_partitions_field(FilterHeader& h, unsigned bits, uint32_t first,
+                          std::span<const PartitionEntry> entries, uint64_t payload_words) {
+  PartitionsField f;
+  f.bits = bits;
+  f.entry_words = partition_entry_words(h.kind);
+  f.first = first;
+  f.count = static_cast<uint32_t>(entries.size());
+  h.partitions = f;
+  const PartitionSummary s = summarize_partitions(h, entries);
+  h.partitions->model_rate = s.model_rate;
+  h.partitions->filter_bits = s.filter_bits;
+  h.m = s.m;
+  h.distinct_estimate = s.keys;
+  h.kind_params.clear();
+  h.payload_raw_bytes = payload_words * 8;
+}
+
+}  // namespace
+
+unsigned default_partition_bits(uint64_t hashes) noexcept {
+  if (hashes <= kAutoPartitionKeys) return 0;
+  const uint64_t parts = (hashes + kAutoPartitionKeys - 1) / kAutoPartitionKeys;
+  return std::min<unsigned>(kMaxPartitionBits, static_cast<unsigned>(std::bit_width(parts - 1)));
+}
+
+std::span<const uint64_t> StaticBuild::words() const noexcept {
+  if (plain_xor) return plain_xor->built.filter->words();
+  if (plain_ribbon) return plain_ribbon->built.filter->words();
+  if (filter) return filter->words();
+  return payload.span();
+}
+
+uint64_t StaticBuild::write(const std::string& path, const WriteOptions& options) {
+  const std::span<const uint64_t> w = words();
+  return write_filter_file(path, header, w, w.size() * 8, options);
+}
+
+StaticBuild build_static(const HashedKeys& keys, const StaticBuildOptions& o,
+                         const BuildProvenance& provenance) {
+  if (o.kind != FilterKind::kXor && o.kind != FilterKind::kBinaryFuse &&
+      o.kind != FilterKind::kRibbon) {
+    invalid("a static build makes xor, binary fuse or Ribbon filters");
+  }
+  if (o.partition_bits && *o.partition_bits > kMaxPartitionBits)
+    invalid("partition bits " + std::to_string(*o.partition_bits) + " are more than 16");
+  const bool ranged = o.first != 0 || o.count != 0;
+  if (ranged) {
+    if (!o.partition_bits || *o.partition_bits == 0)
+      invalid("a partition range needs a partition count");
+    const uint64_t parts = uint64_t{1} << *o.partition_bits;
+    if (o.count == 0 || o.first >= parts || o.count > parts - o.first) {
+      invalid("partitions " + std::to_string(o.first) + " to " +
+              std::to_string(uint64_t{o.first} + o.count - 1) + " are not within 0 to " +
+              std::to_string(parts - 1));
+    }
+  }
+  if (o.kind == FilterKind::kRibbon) (void)ribbon_params_for(0, o.ribbon_options.rate);
+  const unsigned threads = std::max(1u, keys.threads);
+
+  // A part file keeps only its own partitions' hashes.
+  HashSpill spill(o.spill, threads);
+  StaticBuild r;
+  {
+    const unsigned range_bits = ranged ? *o.partition_bits : 0;
+    const uint64_t lo = o.first, hi = uint64_t{o.first} + o.count;
+    std::vector<std::vector<uint64_t>> kept(ranged ? threads : 0);
+    r.input = keys.for_each([&](const HashedBatch& b) {
+      if (!ranged) return spill.add(b.thread, b.hashes);
+      std::vector<uint64_t>& k = kept[b.thread];
+      k.clear();
+      for (const uint64_t h : b.hashes) {
+        const uint64_t p = partition_of(h, range_bits);
+        if (p >= lo && p < hi) k.push_back(h);
+      }
+      spill.add(b.thread, k);
+    });
+  }
+  spill.finish();
+
+  const unsigned bits = o.partition_bits ? *o.partition_bits : default_partition_bits(spill.size());
+  if (bits == 0) {
+    build_plain(r, spill, o, keys, provenance);
+    return r;
+  }
+  const uint32_t first = ranged ? o.first : 0;
+  const uint32_t count = ranged ? o.count : static_cast<uint32_t>(uint64_t{1} << bits);
+
+  // Partitions one a thread at a time, in any order; each lands in its own slot.
+  std::vector<BuiltPartition> built(count);
+  std::atomic<uint32_t> next{0};
+  detail::run_threads(std::min<unsigned>(threads, count), [&](unsigned) {
+    std::vector<uint64_t> hashes;
+    for (uint32_t i = next++; i < count; i = next++) {
+      spill.read(bits, first + i, hashes);
+      built[i] = build_one(hashes, o, keys.seed);
+    }
+  });
+
+  for (const BuiltPartition& b : built) {
+    r.attempts = std::max(r.attempts, b.attempts);
+    r.largest_partition = std::max(r.largest_partition, b.entry.keys);
+  }
+  std::vector<PartitionEntry> entries;
+  WordBuffer payload = lay_out(o.kind, built, entries);
+
+  BuildFacts facts;
+  facts.kind = o.kind;
+  facts.seed = keys.seed;
+  facts.k = fingerprint_k(o);
+  r.header = make_filter_header(facts, r.input, *keys.input, provenance);
+  set_partitions_field(r.header, bits, first, entries, payload.size());
+  r.distinct = r.header.distinct_estimate;
+  r.duplicates = spill.size() - r.distinct;
+  r.partition_bits = bits;
+  if (r.header.partitions->whole()) {
+    r.filter = make_partitioned_filter(r.header, std::move(payload), "<built filter>", nullptr);
+  } else {
+    r.payload = std::move(payload);
+  }
+  return r;
+}
+
+AssembledFile assemble_partitions(std::span<PartFile> parts, std::optional<int64_t> created,
+                                  std::optional<std::string> label) {
+  if (parts.empty()) invalid("no part files to assemble");
+  for (const PartFile& p : parts) {
+    if (!p.header.partitions)
+      invalid(p.path + ": not a part file of a partitioned build (no partition table)");
+  }
+  std::vector<const PartFile*> order;
+  for (const PartFile& p : parts) order.push_back(&p);
+  std::sort(order.begin(), order.end(), [](const PartFile* a, const PartFile* b) {
+    return a->header.partitions->first < b->header.partitions->first;
+  });
+  const PartFile& base = *order.front();
+  const FilterHeader& b = base.header;
+  const PartitionsField& bf = *b.partitions;
+  const auto differ = [&](const PartFile& p, const char* what, const std::string& mine,
+                          const std::string& theirs) {
+    if (mine != theirs) {
+      invalid(p.path + ": does not belong with " + base.path + ": " + what + " " + mine + " vs " +
+              theirs);
+    }
+  };
+  uint32_t expect = 0;
+  for (const PartFile* pp : order) {
+    const PartFile& p = *pp;
+    const FilterHeader& h = p.header;
+    const PartitionsField& f = *h.partitions;
+    differ(p, "kind", filter_kind_name(h.kind), filter_kind_name(b.kind));
+    differ(p, "k", std::to_string(h.k), std::to_string(b.k));
+    differ(p, "seed", std::to_string(h.seed), std::to_string(b.seed));
+    differ(p, "hash id", std::to_string(h.hash_id), std::to_string(b.hash_id));
+    differ(p, "partition count", std::to_string(f.partitions()), std::to_string(bf.partitions()));
+    differ(p, "normalisation", "'" + h.normalisation + "'", "'" + b.normalisation + "'");
+    differ(p, "input options", "'" + h.input_options + "'", "'" + b.input_options + "'");
+    differ(p, "lines read", std::to_string(h.lines_read), std::to_string(b.lines_read));
+    differ(p, "keys added", std::to_string(h.keys_added), std::to_string(b.keys_added));
+    differ(p, "empty lines", std::to_string(h.empty_lines), std::to_string(b.empty_lines));
+    differ(p, "tool version", "'" + h.tool_version + "'", "'" + b.tool_version + "'");
+    if (!label) differ(p, "label", "'" + h.label + "'", "'" + b.label + "'");
+    if (f.first != expect) {
+      if (f.first < expect) {
+        invalid(p.path + ": partition " + std::to_string(f.first) + " is held by another part too");
+      }
+      invalid("partition " + std::to_string(expect) + " is in none of the parts (" + p.path +
+              " starts at " + std::to_string(f.first) + ")");
+    }
+    expect = f.first + f.count;
+  }
+  if (expect != bf.partitions()) {
+    invalid("partitions " + std::to_string(expect) + " to " + std::to_string(bf.partitions() - 1) +
+            " are in none of the parts");
+  }
+
+  std::vector<BuiltPartition> built;
+  built.reserve(bf.partitions());
+  for (const PartFile* pp : order) {
+    const std::vector<PartitionEntry> entries = read_partition_table(
+        pp->header,
+        {pp->payload.data(),
+         std::min<size_t>(pp->payload.size(),
+                          uint64_t{pp->header.partitions->count} * partition_entry_words(b.kind))},
+        pp->path);
+    for (const PartitionEntry& e : entries) {
+      const std::span<const uint64_t> w(pp->payload.data() + e.word_offset, e.word_count);
+      if (partition_checksum(w) != e.checksum)
+        throw Error(ErrorCode::kCorrupt, pp->path + ": corrupt: a partition's checksum mismatch");
+      BuiltPartition bp;
+      bp.entry = e;
+      built.push_back(std::move(bp));
+    }
+  }
+  // Laid out as build_static lays out: the table, then each part's partitions in order.
+  AssembledFile out;
+  std::vector<PartitionEntry> entries;
+  uint64_t at = built.size() * uint64_t{partition_entry_words(b.kind)};
+  for (BuiltPartition& bp : built) {
+    bp.entry.word_offset = at;
+    at += bp.entry.word_count;
+    entries.push_back(bp.entry);
+  }
+  out.payload = WordBuffer(at);
+  const std::vector<uint64_t> table = encode_partition_table(b.kind, entries);
+  std::copy(table.begin(), table.end(), out.payload.data());
+  size_t i = 0;
+  for (const PartFile* pp : order) {
+    const std::vector<PartitionEntry> own =
+        read_partition_table(pp->header,
+                             {pp->payload.data(), uint64_t{pp->header.partitions->count} *
+                                                      partition_entry_words(b.kind)},
+                             pp->path);
+    for (const PartitionEntry& e : own) {
+      std::copy(pp->payload.data() + e.word_offset,
+                pp->payload.data() + e.word_offset + e.word_count,
+                out.payload.data() + entries[i++].word_offset);
+    }
+  }
+  FilterHeader h;
+  h.kind = b.kind;
+  h.variant = b.variant;
+  h.hash_id = b.hash_id;
+  h.seed = b.seed;
+  h.k = b.k;
+  h.lines_read = b.lines_read;
+  h.keys_added = b.keys_added;
+  h.empty_lines = b.empty_lines;
+  h.normalisation = b.normalisation;
+  h.input_options = b.input_options;
+  h.tool_version = b.tool_version;
+  h.label = label ? *label : b.label;
+  h.created_unix = b.created_unix;
+  for (const PartFile& p : parts) h.created_unix = std::max(h.created_unix, p.header.created_unix);
+  if (created) h.created_unix = *created;
+  set_partitions_field(h, bf.bits, 0, entries, out.payload.size());
+  out.header = std::move(h);
+  return out;
+}
+
+uint64_t AssembledFile::write(const std::string& path, const WriteOptions& options) {
+  return write_filter_file(path, header, payload.span(), payload.size() * 8, options);
+}
+
+AssembledFile assemble_part_files(const std::vector<std::string>& paths,
+                                  std::optional<int64_t> created,
+                                  std::optional<std::string> label) {
+  std::vector<PartFile> parts;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    if (std::find(paths.begin(), paths.begin() + static_cast<std::ptrdiff_t>(i), paths[i]) !=
+        paths.begin() + static_cast<std::ptrdiff_t>(i)) {
+      invalid(paths[i] + ": named twice");
+    }
+    // Only a part file's header is read before the next one is checked, so a wrong file is
+    // refused before any payload is read.
+    const FilterHeader h = read_filter_header(paths[i]);
+    if (!h.partitions)
+      invalid(paths[i] + ": not a part file of a partitioned build (no partition table)");
+  }
+  for (const std::string& path : paths) {
+    FilterFileContents c = read_filter_file(path);
+    parts.push_back({path, std::move(c.header), std::move(c.payload)});
+  }
+  return assemble_partitions(parts, created, std::move(label));
+}
+
+}  // namespace bloomtool

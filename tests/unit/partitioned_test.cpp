@@ -1,0 +1,140 @@
+// Partitioned static filters in the library: the routing of batched lookups (one and two sorting
+// passes), the words a lookup visits, the automatic partition count, thread-count independence,
+// and assembly of part files.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <random>
+#include <vector>
+
+#include "filters/partitioned_build.h"
+#include "filters/partitioned_filter.h"
+#include "keys/key_reader.h"
+
+namespace bloomtool {
+
+namespace {
+
+// `n` random 64-bit hashes handed to a build in batches of 1000 on `threads` threads.
+struct MemoryKeys {
+  std::vector<uint64_t> hashes;
+  InputOptions input;
+  HashedKeys keys(unsigned threads) const {
+    HashedKeys k;
+    k.threads = threads;
+    k.input = &input;
+    k.for_each = [this, threads](const std::function<void(const HashedBatch&)>& consume) {
+      InputStats s;
+      for (size_t at = 0, b = 0; at < hashes.size(); at += 1000, ++b) {
+        HashedBatch batch;
+        batch.hashes = std::span<const uint64_t>(hashes).subspan(
+            at, std::min<size_t>(1000, hashes.size() - at));
+        batch.thread = static_cast<unsigned>(b % threads);
+        consume(batch);
+      }
+      s.keys = s.lines = hashes.size();
+      return s;
+    };
+    return k;
+  }
+};
+
+MemoryKeys random_keys(size_t n, uint64_t seed) {
+  MemoryKeys m;
+  std::mt19937_64 rng(seed);
+  for (size_t i = 0; i < n; ++i) m.hashes.push_back(rng());
+  return m;
+}
+
+std::vector<uint64_t> whole_file_words(StaticBuild& b) {
+  const auto w = b.words();
+  return {w.begin(), w.end()};
+}
+
+}  // namespace
+
+TEST_CASE("partitioned lookups: batches agree with single lookups, no false negatives",
+          "[partitioned]") {
+  const MemoryKeys m = random_keys(60000, 7);
+  for (const unsigned bits : {1u, 3u, 10u}) {  // 10 bits: the two-pass grouping of a batch
+    StaticBuildOptions o;
+    o.kind = FilterKind::kBinaryFuse;
+    o.partition_bits = bits;
+    StaticBuild b = build_static(m.keys(2), o, {});
+    REQUIRE(b.filter != nullptr);
+    REQUIRE(b.header.partitions->partitions() == (uint64_t{1} << bits));
+    CHECK(b.distinct == 60000);
+    std::vector<uint8_t> out(m.hashes.size());
+    b.filter->contains_batch(m.hashes, out.data());
+    CHECK(std::count(out.begin(), out.end(), 1) == 60000);
+    const MemoryKeys other = random_keys(30000, 99);
+    b.filter->contains_batch(other.hashes, out.data());
+    size_t fp = 0;
+    for (size_t i = 0; i < other.hashes.size(); ++i) {
+      CHECK(out[i] == (b.filter->contains_hash(other.hashes[i]) ? 1 : 0));
+      fp += out[i];
+    }
+    // 2^-8 of 30,000: 117 expected; a 99.9999% interval.
+    CHECK(fp >= 60);
+    CHECK(fp <= 190);
+    // Every word a lookup reads is one it visits: visited words lie inside the payload and past
+    // the table.
+    uint64_t low = UINT64_MAX, high = 0;
+    struct Range {
+      uint64_t* low;
+      uint64_t* high;
+    } r{&low, &high};
+    b.filter->visit_probed_words(
+        other.hashes,
+        [](void* ctx, uint64_t w) noexcept {
+          auto* rr = static_cast<Range*>(ctx);
+          *rr->low = std::min(*rr->low, w);
+          *rr->high = std::max(*rr->high, w);
+        },
+        &r);
+    CHECK(low >= uint64_t{b.header.partitions->count} * b.header.partitions->entry_words);
+    CHECK(high < b.filter->words().size());
+  }
+}
+
+TEST_CASE("partitioned builds: the same words for any thread count; parts assemble to them",
+          "[partitioned]") {
+  const MemoryKeys m = random_keys(20000, 11);
+  StaticBuildOptions o;
+  o.kind = FilterKind::kXor;
+  o.xor_options.fingerprint_bits = 16;
+  o.partition_bits = 3;
+  StaticBuild one = build_static(m.keys(1), o, {});
+  StaticBuild three = build_static(m.keys(3), o, {});
+  CHECK(whole_file_words(one) == whole_file_words(three));
+
+  std::vector<PartFile> parts;
+  for (const auto& [first, count] : {std::pair{5u, 3u}, {0u, 2u}, {2u, 3u}}) {
+    StaticBuildOptions po = o;
+    po.first = first;
+    po.count = count;
+    StaticBuild p = build_static(m.keys(2), po, {});
+    CHECK(p.filter == nullptr);  // a part file is not queried
+    PartFile pf{"part" + std::to_string(first), p.header, std::move(p.payload)};
+    parts.push_back(std::move(pf));
+  }
+  AssembledFile a = assemble_partitions(parts, std::nullopt, std::nullopt);
+  CHECK(std::vector<uint64_t>(a.payload.span().begin(), a.payload.span().end()) ==
+        whole_file_words(one));
+  CHECK(a.header.m == one.header.m);
+  CHECK(a.header.partitions->model_rate == one.header.partitions->model_rate);
+
+  parts.pop_back();
+  CHECK_THROWS_WITH(assemble_partitions(parts, std::nullopt, std::nullopt),
+                    "partition 2 is in none of the parts (part5 starts at 5)");
+}
+
+TEST_CASE("the automatic partition count", "[partitioned]") {
+  CHECK(default_partition_bits(0) == 0);
+  CHECK(default_partition_bits(kAutoPartitionKeys) == 0);
+  CHECK(default_partition_bits(kAutoPartitionKeys + 1) == 1);
+  CHECK(default_partition_bits(10'000'000) == 3);  // 8 partitions of 1.25M keys
+  CHECK(default_partition_bits(uint64_t{1} << 40) == 16);
+}
+
+}  // namespace bloomtool
