@@ -7,9 +7,11 @@
 
 #include "api/facts.h"
 #include "api/load_filter.h"
+#include "base/run_threads.h"
 #include "filters/bloom_build.h"
 #include "format/build_header.h"
 #include "format/signature.h"
+#include "keys/batch_pipeline.h"
 #include "keys/hash.h"
 #include "model/model.h"
 
@@ -95,52 +97,126 @@ void LiveBloom::add(std::string_view key) {
   filter_->add(hash_key(key, filter_->rule().seed));
 }
 
-void LiveBloom::add_many(const char* data, std::span<const uint64_t> offsets) {
-  hashes_.clear();
-  for (size_t i = 0; i + 1 < offsets.size(); ++i) {
-    std::string_view key(data + offsets[i], offsets[i + 1] - offsets[i]);
-    ++stats_.lines;
-    stats_.bytes += key.size();
-    if (key.empty()) {
-      ++stats_.empty_lines;
-      continue;
-    }
-    if (!normaliser_.empty()) key = normaliser_.apply(key, scratch_);
-    if (key.empty()) {
-      ++stats_.empty_keys;
-      continue;
-    }
-    ++stats_.keys;
-    hashes_.push_back(hash_key(key, filter_->rule().seed));
-  }
-  filter_->add_batch(hashes_);
+namespace {
+
+// A batch of at least this many keys is hashed and inserted (or tested) on several threads.
+constexpr size_t kParallelKeys = size_t{1} << 16;
+// Keys hashed, then inserted or tested, together: the filter prefetches their words.
+constexpr size_t kRunKeys = 4096;
+
+unsigned threads_for(size_t count) noexcept {
+  if (count < kParallelKeys) return 1;
+  return static_cast<unsigned>(std::min<size_t>(default_thread_count(), count / (kParallelKeys / 2)));
 }
 
-bool LiveBloom::hash_of(std::string_view key, uint64_t& hash) const {
-  if (key.empty()) return false;
-  if (!normaliser_.empty()) key = normaliser_.apply(key, scratch_);
-  if (key.empty()) return false;
-  hash = hash_key(key, filter_->rule().seed);
-  return true;
+}  // namespace
+
+template <typename KeyAt>
+void LiveBloom::add_keys(size_t count, const KeyAt& key_at) {
+  const unsigned threads = threads_for(count);
+  std::vector<InputStats> part(threads);
+  const size_t share = (count + threads - 1) / threads;
+  const uint64_t seed = filter_->rule().seed;
+  detail::run_threads(threads, [&](unsigned t) {
+    InputStats& st = part[t];
+    NormScratch scratch;
+    std::vector<uint64_t> hashes;
+    hashes.reserve(kRunKeys);
+    const size_t last = std::min(count, (t + 1) * share);
+    for (size_t i = t * share; i < last;) {
+      hashes.clear();
+      for (const size_t stop = std::min(last, i + kRunKeys); i < stop; ++i) {
+        std::string_view key = key_at(i);
+        ++st.lines;
+        st.bytes += key.size();
+        if (key.empty()) {
+          ++st.empty_lines;
+          continue;
+        }
+        if (!normaliser_.empty()) key = normaliser_.apply(key, scratch);
+        if (key.empty()) {
+          ++st.empty_keys;
+          continue;
+        }
+        ++st.keys;
+        hashes.push_back(hash_key(key, seed));
+      }
+      if (threads == 1)
+        filter_->add_batch(hashes);
+      else
+        filter_->add_batch_concurrent(hashes);
+    }
+  });
+  for (const InputStats& st : part) {
+    stats_.lines += st.lines;
+    stats_.bytes += st.bytes;
+    stats_.empty_lines += st.empty_lines;
+    stats_.empty_keys += st.empty_keys;
+    stats_.keys += st.keys;
+  }
+}
+
+template <typename KeyAt>
+void LiveBloom::contains_keys(size_t count, const KeyAt& key_at, uint8_t* out) const {
+  const unsigned threads = threads_for(count);
+  const size_t share = (count + threads - 1) / threads;
+  const uint64_t seed = filter_->rule().seed;
+  detail::run_threads(threads, [&](unsigned t) {
+    NormScratch scratch;
+    std::vector<uint64_t> hashes;
+    std::vector<uint32_t> present;  // the run's keys that have a hash
+    uint8_t answers[kRunKeys];
+    hashes.reserve(kRunKeys);
+    present.reserve(kRunKeys);
+    const size_t last = std::min(count, (t + 1) * share);
+    for (size_t first = t * share; first < last;) {
+      const size_t stop = std::min(last, first + kRunKeys);
+      hashes.clear();
+      present.clear();
+      for (size_t i = first; i < stop; ++i) {
+        out[i] = 0;
+        std::string_view key = key_at(i);
+        if (key.empty()) continue;
+        if (!normaliser_.empty()) key = normaliser_.apply(key, scratch);
+        if (key.empty()) continue;
+        hashes.push_back(hash_key(key, seed));
+        present.push_back(static_cast<uint32_t>(i - first));
+      }
+      filter_->contains_batch(hashes, answers);
+      for (size_t j = 0; j < present.size(); ++j) out[first + present[j]] = answers[j];
+      first = stop;
+    }
+  });
+}
+
+void LiveBloom::add_many(const char* data, std::span<const uint64_t> offsets) {
+  const uint64_t* o = offsets.data();
+  add_keys(offsets.size() - 1,
+           [data, o](size_t i) { return std::string_view(data + o[i], o[i + 1] - o[i]); });
+}
+
+void LiveBloom::add_separated(std::string_view data, std::span<const uint64_t> starts) {
+  const uint64_t* s = starts.data();
+  const char* bytes = data.data();
+  add_keys(starts.size() - 1,
+           [bytes, s](size_t i) { return std::string_view(bytes + s[i], s[i + 1] - s[i] - 1); });
 }
 
 void LiveBloom::contains_many(const char* data, std::span<const uint64_t> offsets,
                               uint8_t* out) const {
-  const size_t count = offsets.size() - 1;
-  hashes_.clear();
-  std::vector<size_t> present;  // the keys that have a hash, in order
-  present.reserve(count);
-  for (size_t i = 0; i < count; ++i) {
-    uint64_t h = 0;
-    out[i] = 0;
-    if (hash_of(std::string_view(data + offsets[i], offsets[i + 1] - offsets[i]), h)) {
-      hashes_.push_back(h);
-      present.push_back(i);
-    }
-  }
-  std::vector<uint8_t> answers(hashes_.size());
-  filter_->contains_batch(hashes_, answers.data());
-  for (size_t j = 0; j < present.size(); ++j) out[present[j]] = answers[j];
+  const uint64_t* o = offsets.data();
+  contains_keys(
+      offsets.size() - 1,
+      [data, o](size_t i) { return std::string_view(data + o[i], o[i + 1] - o[i]); }, out);
+}
+
+void LiveBloom::contains_separated(std::string_view data, std::span<const uint64_t> starts,
+                                   uint8_t* out) const {
+  const uint64_t* s = starts.data();
+  const char* bytes = data.data();
+  contains_keys(
+      starts.size() - 1,
+      [bytes, s](size_t i) { return std::string_view(bytes + s[i], s[i + 1] - s[i] - 1); }, out);
 }
 
 bool LiveBloom::contains(std::string_view key) const {
