@@ -249,6 +249,10 @@ def _load() -> ctypes.CDLL:
     lib.bloomtool_contains_many.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p,
                                             ctypes.c_size_t, ctypes.c_void_p]
     lib.bloomtool_contains_many.restype = ctypes.c_int
+    lib.bloomtool_contains_separated.argtypes = [ctypes.c_void_p, ctypes.c_char_p,
+                                                 ctypes.c_size_t, ctypes.c_uint8,
+                                                 ctypes.c_size_t, ctypes.c_void_p]
+    lib.bloomtool_contains_separated.restype = ctypes.c_int
     lib.bloomtool_get_info.argtypes = [ctypes.c_void_p, ctypes.POINTER(_Info)]
     lib.bloomtool_get_info.restype = ctypes.c_int
     lib.bloomtool_last_error.argtypes = []
@@ -363,6 +367,23 @@ def _reopen(path: bytes, options: Dict[str, Any], identity: Tuple[Any, ...]) -> 
     return f
 
 
+# Keys joined by this byte go to the library in one join, with no offsets to compute (the
+# library splits them, and refuses a count that does not match: a key holding the byte).
+_SEP = 10  # b"\n"
+
+
+def _joined(keys: List[Any]) -> Optional[bytes]:
+    """The keys joined by b"\\n" in one join (str ones encoded as UTF-8 after the join), or None
+    when they are not all str or all bytes-like. A key holding b"\\n" makes the count wrong, which
+    the library refuses before using any key: the caller then falls back to _batch."""
+    try:
+        if type(keys[0]) is str:
+            return "\n".join(keys).encode("utf-8")
+        return b"\n".join(keys)
+    except (TypeError, UnicodeEncodeError, BufferError, ValueError):
+        return None
+
+
 # Keys joined as they are: their len() is their length in bytes (not so for array.array or a
 # memoryview of wider items, which are converted key by key).
 _JOINABLE = {bytes, bytearray}
@@ -457,6 +478,14 @@ class Filter:
                 raise _argument_error(f"keys: expected an iterable of keys, got "
                                       f"{type(keys).__name__}") from None
         count = len(items)
+        results = bytearray(count)
+        buffer = (ctypes.c_uint8 * count).from_buffer(results) if count else None
+        if count:
+            # Fast path: one join, split by the library (which refuses a key holding b"\n").
+            joined = _joined(items)
+            if joined is not None and _lib.bloomtool_contains_separated(
+                    self._handle, joined, len(joined), _SEP, count, buffer) == _OK:
+                return list(map(bool, results))
         data: Optional[bytes] = None
         first = type(items[0]) if items else bytes
         if first is str:
@@ -467,11 +496,8 @@ class Filter:
             items = [_as_bytes(k, f"keys[{i}]") for i, k in enumerate(items)]
             data = b"".join(items)
         offsets = array("Q", accumulate(map(len, items), initial=0))
-        results = bytearray(count)
         address, _ = offsets.buffer_info()
-        status = _lib.bloomtool_contains_many(
-            self._handle, data, address, count,
-            (ctypes.c_uint8 * count).from_buffer(results) if count else None)
+        status = _lib.bloomtool_contains_many(self._handle, data, address, count, buffer)
         if status != _OK:
             raise _error(status, self.path)
         return list(map(bool, results))

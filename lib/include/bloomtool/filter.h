@@ -66,8 +66,7 @@ class Reader {
   // between the i-th and the (i + 1)-th separator. Throws kInvalidArgument (before writing
   // anything) when `data` holds another number of keys. A batch of 65,536 keys or more is
   // queried on several threads (all on the same filter).
-  void contains_separated(std::string_view data, char separator, size_t count,
-                          uint8_t* out) const;
+  void contains_separated(std::string_view data, char separator, size_t count, uint8_t* out) const;
 
   // The facts of the filter serving now. The reference stays valid as long as the Reader (the
   // facts of every filter it has served are kept: a few hundred bytes per switch).

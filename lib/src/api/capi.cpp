@@ -606,8 +606,7 @@ bloomtool_status bloomtool_builder_add_separated(bloomtool_builder* builder, con
   if (data == nullptr && len != 0)
     return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "data: NULL with a non-zero length");
   return guarded([&] {
-    const std::string_view all(data != nullptr ? static_cast<const char*>(data) : &empty_byte,
-                               len);
+    const std::string_view all(data != nullptr ? static_cast<const char*>(data) : &empty_byte, len);
     const std::vector<uint64_t> starts =
         bloomtool::separated_starts(all, static_cast<char>(separator), count);
     for (size_t i = 0; i < count; ++i) {
@@ -637,8 +636,7 @@ bloomtool_status bloomtool_builder_contains_separated(const bloomtool_builder* b
   if (results == nullptr && count != 0)
     return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "results must not be NULL");
   return guarded([&] {
-    const std::string_view all(data != nullptr ? static_cast<const char*>(data) : &empty_byte,
-                               len);
+    const std::string_view all(data != nullptr ? static_cast<const char*>(data) : &empty_byte, len);
     const std::vector<uint64_t> starts =
         bloomtool::separated_starts(all, static_cast<char>(separator), count);
     builder->live->contains_separated(all, starts, results);

@@ -3,10 +3,12 @@
 #include "api/live_bloom.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 
 #include "api/facts.h"
 #include "api/load_filter.h"
+#include "api/separated_keys.h"
 #include "base/run_threads.h"
 #include "filters/bloom_build.h"
 #include "format/build_header.h"
@@ -33,6 +35,7 @@ LiveBloom::LiveBloom(const Plan& plan) {
   b.allow_overfill = plan.allow_overfill;
   capacity_ = plan.n;
   allow_overfill_ = plan.allow_overfill;
+  threads_ = plan.threads;
   const uint64_t seed = plan.random_seed ? random_seed() : plan.seed.value_or(kDefaultSeed);
   const model::BloomSize s = bloom_size_for(b, plan.n.value_or(1));
   check_memory_available(
@@ -99,33 +102,26 @@ void LiveBloom::add(std::string_view key) {
 
 namespace {
 
-// A batch of at least this many keys is hashed and inserted (or tested) on several threads.
-constexpr size_t kParallelKeys = size_t{1} << 16;
 // Keys hashed, then inserted or tested, together: the filter prefetches their words.
-constexpr size_t kRunKeys = 4096;
-
-unsigned threads_for(size_t count) noexcept {
-  if (count < kParallelKeys) return 1;
-  return static_cast<unsigned>(std::min<size_t>(default_thread_count(), count / (kParallelKeys / 2)));
-}
+constexpr size_t kLiveRunKeys = 4096;
 
 }  // namespace
 
 template <typename KeyAt>
 void LiveBloom::add_keys(size_t count, const KeyAt& key_at) {
-  const unsigned threads = threads_for(count);
+  const unsigned threads = batch_threads(count, threads_);
   std::vector<InputStats> part(threads);
-  const size_t share = (count + threads - 1) / threads;
+  std::atomic<size_t> next{0};  // the next run of kLiveRunKeys keys to take
   const uint64_t seed = filter_->rule().seed;
   detail::run_threads(threads, [&](unsigned t) {
     InputStats& st = part[t];
     NormScratch scratch;
     std::vector<uint64_t> hashes;
-    hashes.reserve(kRunKeys);
-    const size_t last = std::min(count, (t + 1) * share);
-    for (size_t i = t * share; i < last;) {
+    hashes.reserve(kLiveRunKeys);
+    for (size_t first; (first = next.fetch_add(kLiveRunKeys, std::memory_order_relaxed)) < count;) {
       hashes.clear();
-      for (const size_t stop = std::min(last, i + kRunKeys); i < stop; ++i) {
+      const size_t stop = std::min(count, first + kLiveRunKeys);
+      for (size_t i = first; i < stop; ++i) {
         std::string_view key = key_at(i);
         ++st.lines;
         st.bytes += key.size();
@@ -158,19 +154,18 @@ void LiveBloom::add_keys(size_t count, const KeyAt& key_at) {
 
 template <typename KeyAt>
 void LiveBloom::contains_keys(size_t count, const KeyAt& key_at, uint8_t* out) const {
-  const unsigned threads = threads_for(count);
-  const size_t share = (count + threads - 1) / threads;
+  const unsigned threads = batch_threads(count, threads_);
+  std::atomic<size_t> next{0};
   const uint64_t seed = filter_->rule().seed;
-  detail::run_threads(threads, [&](unsigned t) {
+  detail::run_threads(threads, [&](unsigned) {
     NormScratch scratch;
     std::vector<uint64_t> hashes;
     std::vector<uint32_t> present;  // the run's keys that have a hash
-    uint8_t answers[kRunKeys];
-    hashes.reserve(kRunKeys);
-    present.reserve(kRunKeys);
-    const size_t last = std::min(count, (t + 1) * share);
-    for (size_t first = t * share; first < last;) {
-      const size_t stop = std::min(last, first + kRunKeys);
+    uint8_t answers[kLiveRunKeys];
+    hashes.reserve(kLiveRunKeys);
+    present.reserve(kLiveRunKeys);
+    for (size_t first; (first = next.fetch_add(kLiveRunKeys, std::memory_order_relaxed)) < count;) {
+      const size_t stop = std::min(count, first + kLiveRunKeys);
       hashes.clear();
       present.clear();
       for (size_t i = first; i < stop; ++i) {
@@ -184,7 +179,6 @@ void LiveBloom::contains_keys(size_t count, const KeyAt& key_at, uint8_t* out) c
       }
       filter_->contains_batch(hashes, answers);
       for (size_t j = 0; j < present.size(); ++j) out[first + present[j]] = answers[j];
-      first = stop;
     }
   });
 }

@@ -66,6 +66,7 @@ class LiveBloom {
   InputStats stats_;
   std::optional<uint64_t> capacity_;
   bool allow_overfill_ = false;
+  unsigned threads_ = 0;  // the plan's: most threads for one batch (0: every core)
 };
 
 }  // namespace bloomtool

@@ -16,12 +16,12 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
-#include <vector>
 #include <ctime>
 #include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "api/facts.h"
 #include "api/load_filter.h"
@@ -400,25 +400,26 @@ Reader open_filter(std::span<const uint8_t> bytes, const OpenOptions& options) {
 
 namespace {
 
-// A batch of at least this many keys is split between threads (each share a multiple of kChunk).
-constexpr size_t kParallelKeys = size_t{1} << 16;
-
-// served.query over `count` keys, on several threads when the batch is large: every share runs on
+// served.query over `count` keys, on several threads when the batch is large (taking runs of
+// kQueryRunKeys in turn, so a thread the system is slow to start holds up nothing): every run is on
 // the same filter, so one call's answers all come from one filter.
+constexpr size_t kQueryRunKeys = 8 * kChunk;
+
 template <typename KeyAt>
 void query_batch(const Served& served, size_t count, const KeyAt& key_at, uint8_t* out) {
-  const unsigned threads = static_cast<unsigned>(
-      std::min<size_t>(default_thread_count(), count / (kParallelKeys / 2)));
-  if (count < kParallelKeys || threads <= 1) {
+  const unsigned threads = batch_threads(count);
+  if (threads <= 1) {
     served.query(count, key_at, out);
     return;
   }
-  const size_t share = (count / threads + kChunk - 1) / kChunk * kChunk;
-  detail::run_threads(threads, [&](unsigned t) {
-    const size_t begin = std::min(count, t * share);
-    const size_t end = std::min(count, begin + share);
-    served.query(
-        end - begin, [&key_at, begin](size_t i) { return key_at(begin + i); }, out + begin);
+  std::atomic<size_t> next{0};
+  detail::run_threads(threads, [&](unsigned) {
+    for (size_t first;
+         (first = next.fetch_add(kQueryRunKeys, std::memory_order_relaxed)) < count;) {
+      const size_t n = std::min(count - first, kQueryRunKeys);
+      served.query(
+          n, [&key_at, first](size_t i) { return key_at(first + i); }, out + first);
+    }
   });
 }
 
