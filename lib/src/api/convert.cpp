@@ -4,10 +4,10 @@
 // convert_filter: the same between formats, through foreign_format.h.
 #include "api/convert.h"
 
-#include "bloomtool/error.h"
-#include "bloomtool/version.h"
 #include "interop/compat_build.h"
+#include "bloomtool/error.h"
 #include "keys/hash.h"
+#include "bloomtool/version.h"
 
 namespace bloomtool {
 

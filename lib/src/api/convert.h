@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "api/load_filter.h"
 #include "format/filter_file.h"
 #include "interop/foreign_format.h"
+#include "api/load_filter.h"
 
 namespace bloomtool {
 

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "api/load_filter.h"
 #include "keys/key_stream.h"
+#include "api/load_filter.h"
 #include "keys/normalise.h"
 
 namespace bloomtool {

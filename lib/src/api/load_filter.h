@@ -13,8 +13,8 @@
 #include "filters/loaded_filter.h"
 #include "format/filter_file.h"
 #include "format/raw_payload.h"
-#include "format/signature.h"
 #include "interop/foreign_format.h"
+#include "format/signature.h"
 
 namespace bloomtool {
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "base/word_buffer.h"
 #include "format/build_header.h"
 #include "format/filter_file.h"
+#include "base/word_buffer.h"
 
 namespace bloomtool {
 
