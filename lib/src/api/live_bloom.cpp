@@ -12,6 +12,7 @@
 #include "base/run_threads.h"
 #include "filters/bloom_build.h"
 #include "format/build_header.h"
+#include "format/output_target.h"
 #include "format/signature.h"
 #include "keys/batch_pipeline.h"
 #include "keys/hash.h"
@@ -24,7 +25,7 @@ bool LiveBloom::fits(const Plan& plan) noexcept {
 }
 
 LiveBloom::LiveBloom(const Plan& plan) {
-  const Builder checked(plan);  // the plan's checks, with Builder's messages
+  check_plan(plan);  // the plan's checks, with Builder's messages
   BloomPlan b;
   b.variant = plan.kind == Kind::kBloom ? BloomVariant::kStandard : BloomVariant::kBlocked512;
   b.capacity = plan.n;
@@ -36,6 +37,7 @@ LiveBloom::LiveBloom(const Plan& plan) {
   capacity_ = plan.n;
   allow_overfill_ = plan.allow_overfill;
   threads_ = plan.threads;
+  write_threads_ = plan.threads != 0 ? plan.threads : default_thread_count();
   const uint64_t seed = plan.random_seed ? random_seed() : plan.seed.value_or(kDefaultSeed);
   const model::BloomSize s = bloom_size_for(b, plan.n.value_or(1));
   check_memory_available(
@@ -264,10 +266,11 @@ FilterHeader LiveBloom::header() const {
 }
 
 namespace {
-WriteOptions write_options(const OutputOptions& output, const SigningKey* key) {
+WriteOptions write_options(const OutputOptions& output, const SigningKey* key, unsigned threads) {
   WriteOptions w;
   w.codec = internal_codec(output.codec);
   w.signing_key = key;
+  w.threads = threads;
   return w;
 }
 std::unique_ptr<SigningKey> key_of(const OutputOptions& output) {
@@ -275,17 +278,21 @@ std::unique_ptr<SigningKey> key_of(const OutputOptions& output) {
 }
 }  // namespace
 
-uint64_t LiveBloom::write(const std::string& path, const OutputOptions& output) const {
+uint64_t LiveBloom::write(const std::string& path, const OutputOptions& output,
+                          FilterHeader* written) const {
   const std::unique_ptr<SigningKey> key = key_of(output);
   FilterHeader h;
   try {
     h = header();
   } catch (const OverfillError& e) {
-    throw Error(e.code(),
-                path + ": " + e.what() + "; nothing written (raise n, or set allow_overfill)");
+    throw Error(e.code(), output_name(path) + ": " + e.what() +
+                              "; nothing written (raise n, or set allow_overfill)");
   }
   const auto words = filter_->words();
-  return write_filter_file(path, h, words, words.size() * 8, write_options(output, key.get()));
+  const uint64_t bytes = write_filter_file(path, h, words, words.size() * 8,
+                                           write_options(output, key.get(), write_threads_));
+  if (written != nullptr) *written = std::move(h);
+  return bytes;
 }
 
 std::vector<uint8_t> LiveBloom::encode(const OutputOptions& output) const {
@@ -298,7 +305,8 @@ std::vector<uint8_t> LiveBloom::encode(const OutputOptions& output) const {
                               "; nothing written (raise n, or set allow_overfill)");
   }
   const auto words = filter_->words();
-  return encode_filter_file(h, words, words.size() * 8, write_options(output, key.get()));
+  return encode_filter_file(h, words, words.size() * 8,
+                            write_options(output, key.get(), write_threads_));
 }
 
 }  // namespace bloomtool

@@ -20,6 +20,9 @@
 
 namespace bloomtool {
 
+// Checks `plan` as Builder does (FieldError naming the member); defined in builder.cpp.
+void check_plan(const Plan& plan);
+
 class LiveBloom {
  public:
   // True when `plan` is a Bloom plan that sizes the filter up front (what LiveBloom builds).
@@ -49,9 +52,12 @@ class LiveBloom {
   uint64_t distinct() const;
   uint64_t lines() const noexcept { return stats_.lines; }
 
-  // The file (the builder stays as it is and takes more keys).
-  uint64_t write(const std::string& path, const OutputOptions& output) const;
+  // The file (the builder stays as it is and takes more keys); `written`, when given, receives the
+  // file's header (its facts).
+  uint64_t write(const std::string& path, const OutputOptions& output,
+                 FilterHeader* written = nullptr) const;
   std::vector<uint8_t> encode(const OutputOptions& output) const;
+  uint64_t empty_keys() const noexcept { return stats_.empty_keys; }
 
  private:
   FilterHeader header() const;
@@ -66,7 +72,8 @@ class LiveBloom {
   InputStats stats_;
   std::optional<uint64_t> capacity_;
   bool allow_overfill_ = false;
-  unsigned threads_ = 0;  // the plan's: most threads for one batch (0: every core)
+  unsigned threads_ = 0;        // the plan's: most threads for one batch (0: every core)
+  unsigned write_threads_ = 1;  // the writer's (the file does not depend on them)
 };
 
 }  // namespace bloomtool
