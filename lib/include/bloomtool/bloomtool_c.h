@@ -256,7 +256,8 @@ BLOOMTOOL_C_API bloomtool_status bloomtool_builder_add(bloomtool_builder* builde
 
 /* Adds `count` keys in the layout of bloomtool_contains_many: key i is keys[offsets[i]] ..
  * keys[offsets[i + 1] - 1]. Decreasing offsets or a key over 1 MiB fail before any key is
- * added. */
+ * added. For a Bloom plan sized up front, a batch of 65,536 keys or more is hashed and inserted
+ * on up to plan.threads threads inside the call (the file is the same). */
 BLOOMTOOL_C_API bloomtool_status bloomtool_builder_add_many(bloomtool_builder* builder,
                                                             const void* keys,
                                                             const uint64_t* offsets, size_t count);
