@@ -272,6 +272,7 @@ class BloomFilter:
                           normalize=normalize, label=label, created=created,
                           allow_overfill=allow_overfill)
         self._builder = _new_builder(plan)
+        self._handle = self._builder.handle  # for the queries (the builder owns it)
         self.capacity: Optional[int] = capacity
         self.fpr: Optional[float] = float(fpr)
 
@@ -285,6 +286,7 @@ class BloomFilter:
         _check(_lib.bloomtool_builder_from_bytes(raw, len(raw), ctypes.byref(handle)))
         self = cls.__new__(cls)
         self._builder = _Builder(handle.value)
+        self._handle = self._builder.handle
         self.capacity = None
         self.fpr = None
         return self
@@ -308,14 +310,15 @@ class BloomFilter:
 
     def contains(self, key: Key) -> bool:
         """True if `key` may have been added, False if it certainly was not."""
-        if type(key) is str:
-            try:
-                key = key.encode("utf-8")
-            except UnicodeEncodeError:
-                key = _as_bytes(key)  # raises ArgumentError, naming the character
-        elif type(key) is not bytes:
-            key = _as_bytes(key)
-        r = _contains(self._builder.handle, key, len(key))
+        if type(key) is not bytes:
+            if type(key) is str:
+                try:
+                    key = key.encode("utf-8")
+                except UnicodeEncodeError:
+                    key = _as_bytes(key)  # raises ArgumentError, naming the character
+            else:
+                key = _as_bytes(key)
+        r = _contains(self._handle, key, len(key))
         if r < 0:
             raise _error(-r)
         return r == 1
