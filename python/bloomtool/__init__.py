@@ -436,8 +436,11 @@ def _follow_options(refresh_seconds: Any, max_age: Any,
 
 class Filter:
     """An open filter file; create it with :func:`open`. Safe to query from several threads, and
-    to close while they do. Pickling and copying reopen the file by its absolute path with the
-    same trusted key (a TypeError for a filter opened from a pipe, a device or /proc)."""
+    to close while they do (queries take no lock). Pickling and copying reopen the file by its
+    absolute path with the same options: trusted key, format, refresh_seconds and max_age (a
+    TypeError for a filter opened from a pipe, a device or /proc). :meth:`refresh` (or
+    ``refresh_seconds``) follows a file that a job replaces; :attr:`refresh_error` holds the error
+    of the last automatic refresh."""
 
     # An object whose __init__ failed or never ran answers every call with ArgumentError.
     _handle: Optional[int] = None
