@@ -136,10 +136,10 @@ static int build(int argc, char** argv) {
         "builder_add_separated with a wrong count adds nothing");
   uint8_t* joined_image = NULL;
   size_t joined_len = 0;
-  check(bloomtool_builder_finish_bytes(joined, NULL, 0, &joined_image, &joined_len) ==
-                BLOOMTOOL_OK &&
-            joined_len == image_len && memcmp(joined_image, image, image_len) == 0,
-        "add_separated gives the bytes of add and add_many");
+  check(
+      bloomtool_builder_finish_bytes(joined, NULL, 0, &joined_image, &joined_len) == BLOOMTOOL_OK &&
+          joined_len == image_len && memcmp(joined_image, image, image_len) == 0,
+      "add_separated gives the bytes of add and add_many");
   bloomtool_free(joined_image);
   bloomtool_builder_free(joined);
   bloomtool_filter* f = NULL;
@@ -308,8 +308,7 @@ static int api(void) {
                 BLOOMTOOL_ERR_INVALID_ARGUMENT,
                 "data: holds 2 keys separated by the byte 0x2c, the count says 3",
                 "add_separated(2 keys, count 3)");
-  expect_status(bloomtool_builder_add_separated(b, "a", 1, '\n', 0),
-                BLOOMTOOL_ERR_INVALID_ARGUMENT,
+  expect_status(bloomtool_builder_add_separated(b, "a", 1, '\n', 0), BLOOMTOOL_ERR_INVALID_ARGUMENT,
                 "data: holds at least 1 keys separated by the byte 0x0a, the count says 0",
                 "add_separated(count 0, data)");
   char* big = calloc(((size_t)1 << 20) + 3, 1);

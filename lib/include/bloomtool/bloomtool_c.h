@@ -305,10 +305,13 @@ BLOOMTOOL_C_API bloomtool_status bloomtool_builder_contains_many(const bloomtool
                                                                  const uint64_t* offsets,
                                                                  size_t count, uint8_t* results);
 
-/* Batch query in the layout of bloomtool_contains_separated. */
+/* Batch query in the layout of bloomtool_contains_separated. (The name stays on the
+ * BLOOMTOOL_C_API line, where capi.abi_test looks for it.) */
+/* clang-format off */
 BLOOMTOOL_C_API bloomtool_status bloomtool_builder_contains_separated(
     const bloomtool_builder* builder, const void* data, size_t len, uint8_t separator,
     size_t count, uint8_t* results);
+/* clang-format on */
 
 /* Ors (intersect = 0: the union) or ands (intersect = 1) the bits of `other` into `builder`; both
  * need the same variant, m, k, seed and normalisation (BLOOMTOOL_ERR_INVALID_ARGUMENT naming the
