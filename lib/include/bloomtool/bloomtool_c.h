@@ -305,8 +305,8 @@ BLOOMTOOL_C_API bloomtool_status bloomtool_builder_contains_many(const bloomtool
                                                                  const uint64_t* offsets,
                                                                  size_t count, uint8_t* results);
 
-/* Batch query in the layout of bloomtool_contains_separated. (The name stays on the
- * BLOOMTOOL_C_API line, where capi.abi_test looks for it.) */
+/* Batch query in the layout of bloomtool_contains_separated. (Not reformatted: capi.abi_test
+ * looks for the name on the line of the export macro.) */
 /* clang-format off */
 BLOOMTOOL_C_API bloomtool_status bloomtool_builder_contains_separated(
     const bloomtool_builder* builder, const void* data, size_t len, uint8_t separator,
