@@ -65,6 +65,9 @@ file(WRITE ${BLOOMTOOL_DEB_CONTROL}/triggers "activate-noawait ldconfig\n")
 # DEBIAN/symbols from the ABI list of record (abi/libbloomtool.symbols): every symbol since the
 # first version, each version node listed too, as dpkg-gensymbols writes it.
 file(STRINGS ${PROJECT_SOURCE_DIR}/abi/libbloomtool.symbols bloomtool_abi REGEX "^[^#]")
+# A symbol added to the list reconfigures an existing build tree (else its .deb keeps the old list).
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+             ${PROJECT_SOURCE_DIR}/abi/libbloomtool.symbols)
 set(bloomtool_symbols "libbloomtool.so.${BLOOMTOOL_C_SOVERSION} libbloomtool${BLOOMTOOL_C_SOVERSION} #MINVER#\n")
 string(APPEND bloomtool_symbols "* Build-Depends-Package: libbloomtool-dev\n")
 set(bloomtool_nodes "")

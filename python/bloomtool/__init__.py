@@ -33,6 +33,7 @@ import os
 import stat
 from array import array
 from itertools import accumulate
+from datetime import timedelta
 from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
 
 __all__ = [
@@ -203,6 +204,16 @@ class _Info(ctypes.Structure):
     ]
 
 
+class _OpenOptions(ctypes.Structure):
+    # bloomtool_open_options, member for member.
+    _fields_ = [
+        ("size", ctypes.c_size_t),
+        ("trusted_key", ctypes.c_char_p),
+        ("refresh_seconds", ctypes.c_uint32),
+        ("max_age_seconds", ctypes.c_int64),
+    ]
+
+
 def _find_library() -> str:
     """Where libbloomtool.so.0 is: $BLOOMTOOL_LIBRARY if set; else the library installed with
     this module (``_libpath.py``, written by ``cmake --install``, names it relative to this
@@ -249,19 +260,30 @@ def _load() -> ctypes.CDLL:
     lib.bloomtool_contains_many.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p,
                                             ctypes.c_size_t, ctypes.c_void_p]
     lib.bloomtool_contains_many.restype = ctypes.c_int
+    lib.bloomtool_contains_separated.argtypes = [ctypes.c_void_p, ctypes.c_char_p,
+                                                 ctypes.c_size_t, ctypes.c_uint8,
+                                                 ctypes.c_size_t, ctypes.c_void_p]
+    lib.bloomtool_contains_separated.restype = ctypes.c_int
     lib.bloomtool_get_info.argtypes = [ctypes.c_void_p, ctypes.POINTER(_Info)]
     lib.bloomtool_get_info.restype = ctypes.c_int
     lib.bloomtool_last_error.argtypes = []
     lib.bloomtool_last_error.restype = ctypes.c_char_p
     lib.bloomtool_status_name.argtypes = [ctypes.c_int]
     lib.bloomtool_status_name.restype = ctypes.c_char_p
-    # Following a replaced file (Filter.refresh).
+    # Following a replaced file (Filter.refresh, open(..., refresh_seconds=, max_age=)).
     lib.bloomtool_refresh.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int)]
     lib.bloomtool_refresh.restype = ctypes.c_int
+    lib.bloomtool_open_with.argtypes = [ctypes.c_char_p, ctypes.POINTER(_OpenOptions),
+                                        ctypes.POINTER(ctypes.c_void_p)]
+    lib.bloomtool_open_with.restype = ctypes.c_int
+    lib.bloomtool_last_refresh_error.argtypes = [ctypes.c_void_p, ctypes.c_char_p,
+                                                 ctypes.c_size_t]
+    lib.bloomtool_last_refresh_error.restype = ctypes.c_int64
     return lib
 
 
 _lib = _load()
+_contains = _lib.bloomtool_contains  # looked up once: `key in f` is one attribute lookup shorter
 
 
 def _error(status: int, path: Optional[str] = None) -> Error:
@@ -349,9 +371,12 @@ _IDENTITY = ("kind", "variant", "m", "k", "hash", "seed", "distinct_keys", "crea
 
 def _reopen(path: bytes, options: Dict[str, Any], identity: Tuple[Any, ...]) -> "Filter":
     """Unpickles a Filter: opens the same file with the same open options (keyword arguments of
-    Filter: trusted_key, as an absolute path), and checks that it is the file that was pickled
-    (the facts of _IDENTITY)."""
+    Filter: trusted_key as an absolute path, format, refresh_seconds, max_age), and checks that it
+    is the file that was pickled (the facts of _IDENTITY), unless the filter follows its path
+    (refresh_seconds): then whatever good file the path names now is the one wanted."""
     f = Filter(path, **options)
+    if options.get("refresh_seconds"):
+        return f  # it follows the path: the file serving there now is the one wanted
     info = f._info
     now = tuple(info[name] for name in _IDENTITY)
     if now != tuple(identity):
@@ -363,15 +388,59 @@ def _reopen(path: bytes, options: Dict[str, Any], identity: Tuple[Any, ...]) -> 
     return f
 
 
+# Keys joined by this byte go to the library in one join, with no offsets to compute (the
+# library splits them, and refuses a count that does not match: a key holding the byte).
+_SEP = 10  # b"\n"
+
+
+def _joined(keys: List[Any]) -> Optional[bytes]:
+    """The keys joined by b"\\n" in one join (str ones encoded as UTF-8 after the join), or None
+    when they are not all str or all bytes-like. A key holding b"\\n" makes the count wrong, which
+    the library refuses before using any key: the caller then falls back to _batch."""
+    try:
+        if type(keys[0]) is str:
+            return "\n".join(keys).encode("utf-8")
+        return b"\n".join(keys)
+    except (TypeError, UnicodeEncodeError, BufferError, ValueError):
+        return None
+
+
 # Keys joined as they are: their len() is their length in bytes (not so for array.array or a
 # memoryview of wider items, which are converted key by key).
 _JOINABLE = {bytes, bytearray}
 
 
+def _follow_options(refresh_seconds: Any, max_age: Any,
+                    format: str) -> Optional[Tuple[int, int]]:
+    """(refresh_seconds, max_age in whole seconds) for bloomtool_open_with, or None when neither
+    is set; ArgumentError for a bad value."""
+    if not isinstance(refresh_seconds, int) or isinstance(refresh_seconds, bool) or \
+            not 0 <= refresh_seconds < 2 ** 32:
+        raise _argument_error(f"refresh_seconds: expected an int from 0 (only refresh()) to "
+                              f"2**32 - 1, got {refresh_seconds!r}")
+    seconds = 0
+    if max_age is not None:
+        value = max_age.total_seconds() if isinstance(max_age, timedelta) else max_age
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or not value >= 1 or \
+                value >= 2 ** 63:
+            raise _argument_error(f"max_age: expected None, a number of seconds of at least 1 or "
+                                  f"a datetime.timedelta, got {max_age!r}")
+        seconds = int(value)
+    if refresh_seconds == 0 and seconds == 0:
+        return None
+    if format != "bloomtool":
+        raise _argument_error(f"refresh_seconds, max_age: only for bloomtool files (format="
+                              f"'bloomtool'), got format={format!r}")
+    return refresh_seconds, seconds
+
+
 class Filter:
     """An open filter file; create it with :func:`open`. Safe to query from several threads, and
-    to close while they do. Pickling and copying reopen the file by its absolute path with the
-    same trusted key (a TypeError for a filter opened from a pipe, a device or /proc)."""
+    to close while they do (queries take no lock). Pickling and copying reopen the file by its
+    absolute path with the same options: trusted key, format, refresh_seconds and max_age (a
+    TypeError for a filter opened from a pipe, a device or /proc). :meth:`refresh` (or
+    ``refresh_seconds``) follows a file that a job replaces; :attr:`refresh_error` holds the error
+    of the last automatic refresh."""
 
     # An object whose __init__ failed or never ran answers every call with ArgumentError.
     _handle: Optional[int] = None
@@ -379,7 +448,8 @@ class Filter:
     path = ""
 
     def __init__(self, path: PathArg, trusted_key: Optional[PathArg] = None,
-                 format: str = "bloomtool") -> None:
+                 format: str = "bloomtool", *, refresh_seconds: int = 0,
+                 max_age: Union[None, int, float, timedelta] = None) -> None:
         if getattr(self, "_handle", None) is not None:
             raise TypeError("bloomtool.Filter: already open (create a new Filter)")
         # _handle is set once, here, and freed by __del__ only: close() shuts the C handle down
@@ -391,7 +461,11 @@ class Filter:
         key = None if trusted_key is None else _path_bytes(trusted_key, "trusted_key")
         self.path = os.fsdecode(encoded)
         handle = ctypes.c_void_p()
-        if format != "bloomtool":
+        follow = _follow_options(refresh_seconds, max_age, format)
+        if follow is not None:
+            options = _OpenOptions(ctypes.sizeof(_OpenOptions), key, *follow)
+            status = _lib.bloomtool_open_with(encoded, ctypes.byref(options), ctypes.byref(handle))
+        elif format != "bloomtool":
             from .building import _FORMATS
             if format not in _FORMATS:
                 raise _argument_error(f"format: expected one of {', '.join(_FORMATS)}, got "
@@ -415,6 +489,10 @@ class Filter:
             else (reopen, {} if key is None else {"trusted_key": key_reopen}))
         if self._reopen is not None and format != "bloomtool":
             self._reopen[1]["format"] = format
+        if self._reopen is not None and follow is not None:
+            self._reopen[1]["refresh_seconds"] = follow[0]
+            if follow[1]:
+                self._reopen[1]["max_age"] = follow[1]
 
     def _check_open(self) -> None:
         """Raises the closed error once the C handle is shut down (asking it, not a flag of
@@ -428,14 +506,15 @@ class Filter:
     def contains(self, key: Key) -> bool:
         """True if `key` may be in the filter, False if it definitely is not. `key`: bytes, any
         bytes-like object (its bytes), or str (UTF-8)."""
-        if type(key) is str:
-            try:
-                key = key.encode("utf-8")
-            except UnicodeEncodeError:
-                key = _as_bytes(key)  # raises ArgumentError, naming the character
-        elif type(key) is not bytes:
-            key = _as_bytes(key)
-        r = _lib.bloomtool_contains(self._handle, key, len(key))
+        if type(key) is not bytes:
+            if type(key) is str:
+                try:
+                    key = key.encode("utf-8")
+                except UnicodeEncodeError:
+                    key = _as_bytes(key)  # raises ArgumentError, naming the character
+            else:
+                key = _as_bytes(key)
+        r = _contains(self._handle, key, len(key))
         if r < 0:
             raise _error(-r, self.path)
         return r == 1
@@ -457,6 +536,14 @@ class Filter:
                 raise _argument_error(f"keys: expected an iterable of keys, got "
                                       f"{type(keys).__name__}") from None
         count = len(items)
+        results = bytearray(count)
+        buffer = (ctypes.c_uint8 * count).from_buffer(results) if count else None
+        if count:
+            # Fast path: one join, split by the library (which refuses a key holding b"\n").
+            joined = _joined(items)
+            if joined is not None and _lib.bloomtool_contains_separated(
+                    self._handle, joined, len(joined), _SEP, count, buffer) == _OK:
+                return list(map(bool, results))
         data: Optional[bytes] = None
         first = type(items[0]) if items else bytes
         if first is str:
@@ -467,11 +554,8 @@ class Filter:
             items = [_as_bytes(k, f"keys[{i}]") for i, k in enumerate(items)]
             data = b"".join(items)
         offsets = array("Q", accumulate(map(len, items), initial=0))
-        results = bytearray(count)
         address, _ = offsets.buffer_info()
-        status = _lib.bloomtool_contains_many(
-            self._handle, data, address, count,
-            (ctypes.c_uint8 * count).from_buffer(results) if count else None)
+        status = _lib.bloomtool_contains_many(self._handle, data, address, count, buffer)
         if status != _OK:
             raise _error(status, self.path)
         return list(map(bool, results))
@@ -513,7 +597,8 @@ class Filter:
         unless Bloom), format_version, m, k, hash, hash_id, seed, distinct_keys (n), keys_added,
         model_fpr (the model's p), label, created_unix, normalisation, file_bytes, signature
         (a dict: signed, key_id or None, verified), path."""
-        self._check_open()
+        # Read anew: an automatic refresh (refresh_seconds) may have switched filters.
+        self._info = self._read_info()
         info = dict(self._info)
         info["signature"] = dict(info["signature"])
         return info
@@ -534,6 +619,23 @@ class Filter:
         return bool(changed.value)
 
     @property
+    def refresh_error(self) -> Optional[str]:
+        """The message of the last automatic refresh (``open(..., refresh_seconds=N)``) that
+        failed, e.g. ``"x.bf: untrusted: ..."``, or None when the last one succeeded or none has
+        run. No query raises it: the query that found the bad file answered from the old filter,
+        which keeps serving; the next check retries. :meth:`refresh` raises its own errors and
+        leaves this as it is. Readable from any thread."""
+        size = 256
+        while True:
+            buf = ctypes.create_string_buffer(size)
+            full = _lib.bloomtool_last_refresh_error(self._handle, buf, size)
+            if full < 0:
+                raise _error(-full, self.path)
+            if full < size:
+                return buf.value.decode("utf-8", "replace") or None
+            size = full + 1
+
+    @property
     def closed(self) -> bool:
         return self._closed
 
@@ -551,7 +653,8 @@ class Filter:
             raise TypeError(f"cannot {what} bloomtool.Filter {self.path!r}: opened from a file that"
                             " another process cannot reopen by its path (a pipe, a device, /proc)")
         path, options = self._reopen
-        return (path, dict(options), tuple(self._info[name] for name in _IDENTITY))
+        info = self._read_info()
+        return (path, dict(options), tuple(info[name] for name in _IDENTITY))
 
     def __reduce__(self) -> Tuple[Any, ...]:
         # Another process (multiprocessing, concurrent.futures, Dask) reopens the file by path;
@@ -603,14 +706,30 @@ def _is_buffer(value: object) -> bool:
 
 
 def open(path: PathArg,  # noqa: A001 (like io.open)
-         trusted_key: Optional[PathArg] = None, format: str = "bloomtool") -> Filter:
+         trusted_key: Optional[PathArg] = None, format: str = "bloomtool", *,
+         refresh_seconds: int = 0,
+         max_age: Union[None, int, float, timedelta] = None) -> Filter:
     """Opens the filter file at `path`, with every check ``bloomtool query`` makes. With
     `trusted_key` (a NAME.pub file of ``bloomtool keygen``), only a file signed by that key and
     unaltered since opens, as with ``bloomtool query --trusted-key``; else UntrustedError. A path
     holding a NUL byte, or not encodable, raises ArgumentError. `format`: 'bloomtool' (a file
     bloomtool wrote), 'guava' (a Guava BloomFilter.writeTo file), 'dcso' (a DCSO bloom v1 file,
-    plain or gzip) or 'auto' (told apart by the first bytes)."""
-    return Filter(path, trusted_key, format)
+    plain or gzip) or 'auto' (told apart by the first bytes).
+
+    Following a file that a job replaces (bloomtool files only): with `refresh_seconds` N > 0 the
+    queries look, at most once every N seconds, whether the path names a new file, and switch to
+    it after verifying it fully (checksums, the same trusted key, `max_age`), as
+    :meth:`Filter.refresh` does on request; a new file that fails a check is not served (see
+    :attr:`Filter.refresh_error`). `max_age` (seconds, or a ``datetime.timedelta``): a file
+    created longer ago is refused with UntrustedError, at open and at every refresh. Pickling
+    such a filter reopens the path with the same options.
+
+    ::
+
+        f = bloomtool.open("/srv/blocklist.bf", trusted_key="ops.pub", refresh_seconds=60,
+                           max_age=timedelta(days=2))
+    """
+    return Filter(path, trusted_key, format, refresh_seconds=refresh_seconds, max_age=max_age)
 
 
 def _from_image(data: bytes, format: str) -> Filter:

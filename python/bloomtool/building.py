@@ -10,7 +10,7 @@ and :func:`build` the file of ``bloomtool xor-build``::
     import bloomtool
 
     seen = bloomtool.BloomFilter(1_000_000, 0.001)
-    seen.update(urls)                  # one call into the library per 65,536 keys
+    seen.update(urls)                  # one call into the library per 8,192 keys
     if "https://example.com/" in seen:
         ...
     seen.save("seen.bf")               # `bloomtool query seen.bf` reads it
@@ -26,8 +26,8 @@ from array import array
 from itertools import accumulate, islice
 from typing import Any, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
-from . import (_INVALID_ARGUMENT, _OK, ArgumentError, Filter, Key, PathArg, _argument_error,
-               _as_bytes, _error, _lib, _path_bytes)
+from . import (_INVALID_ARGUMENT, _OK, _SEP, ArgumentError, Filter, Key, PathArg,
+               _argument_error, _as_bytes, _error, _joined, _lib, _path_bytes)
 
 __all__ = ["BloomFilter", "build", "from_bytes"]
 
@@ -40,8 +40,10 @@ _SEED_DEFAULT, _SEED_GIVEN, _SEED_RANDOM = 0, 1, 2
 _CODEC_RAW = 1
 _FINISH_KEEP = 2
 _FORMATS = {"bloomtool": 0, "auto": 1, "guava": 2, "dcso": 3}
-# Keys per call into the library by update() and contains_many().
-_CHUNK = 65536
+# Keys per call into the library by update() and contains_many(): few enough that the join's
+# keys are still in the cache when the library reads them (faster than larger batches split
+# between threads, and no thread competes with the rest of the program).
+_CHUNK = 8192
 
 
 class _Plan(ctypes.Structure):
@@ -75,6 +77,10 @@ def _declare() -> None:
         "bloomtool_builder_new": [ctypes.POINTER(_Plan), ctypes.POINTER(vp)],
         "bloomtool_builder_add": [vp, ctypes.c_char_p, ctypes.c_size_t],
         "bloomtool_builder_add_many": [vp, ctypes.c_char_p, vp, ctypes.c_size_t],
+        "bloomtool_builder_add_separated": [vp, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_uint8,
+                                            ctypes.c_size_t],
+        "bloomtool_builder_contains_separated": [vp, ctypes.c_char_p, ctypes.c_size_t,
+                                                 ctypes.c_uint8, ctypes.c_size_t, vp],
         "bloomtool_builder_size": [vp, u64p],
         "bloomtool_builder_finish": [vp, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint32],
         "bloomtool_builder_finish_bytes": [vp, ctypes.c_char_p, ctypes.c_uint32,
@@ -199,6 +205,10 @@ class _Builder:
 
     def add_many(self, keys: Iterable[Key]) -> None:
         for chunk in _chunks(keys):
+            joined = _joined(chunk)
+            if joined is not None and _lib.bloomtool_builder_add_separated(
+                    self.handle, joined, len(joined), _SEP, len(chunk)) == _OK:
+                continue
             data, offsets = _batch(chunk)
             _check(_lib.bloomtool_builder_add_many(self.handle, data, offsets.buffer_info()[0],
                                                    len(chunk)))
@@ -262,6 +272,7 @@ class BloomFilter:
                           normalize=normalize, label=label, created=created,
                           allow_overfill=allow_overfill)
         self._builder = _new_builder(plan)
+        self._handle = self._builder.handle  # for the queries (the builder owns it)
         self.capacity: Optional[int] = capacity
         self.fpr: Optional[float] = float(fpr)
 
@@ -275,6 +286,7 @@ class BloomFilter:
         _check(_lib.bloomtool_builder_from_bytes(raw, len(raw), ctypes.byref(handle)))
         self = cls.__new__(cls)
         self._builder = _Builder(handle.value)
+        self._handle = self._builder.handle
         self.capacity = None
         self.fpr = None
         return self
@@ -291,19 +303,22 @@ class BloomFilter:
         _check(_lib.bloomtool_builder_add(self._builder.handle, key, len(key)))
 
     def update(self, keys: Iterable[Key]) -> None:
-        """Adds every key of the iterable `keys`, 65,536 per call into the library."""
+        """Adds every key of the iterable `keys`, 8,192 per call into the library. A list of
+        bytes or of str goes in one join per call; keys holding b"\\n", or of mixed types, take a
+        slower path."""
         self._builder.add_many(keys)
 
     def contains(self, key: Key) -> bool:
         """True if `key` may have been added, False if it certainly was not."""
-        if type(key) is str:
-            try:
-                key = key.encode("utf-8")
-            except UnicodeEncodeError:
-                key = _as_bytes(key)  # raises ArgumentError, naming the character
-        elif type(key) is not bytes:
-            key = _as_bytes(key)
-        r = _contains(self._builder.handle, key, len(key))
+        if type(key) is not bytes:
+            if type(key) is str:
+                try:
+                    key = key.encode("utf-8")
+                except UnicodeEncodeError:
+                    key = _as_bytes(key)  # raises ArgumentError, naming the character
+            else:
+                key = _as_bytes(key)
+        r = _contains(self._handle, key, len(key))
         if r < 0:
             raise _error(-r)
         return r == 1
@@ -311,14 +326,17 @@ class BloomFilter:
     __contains__ = contains
 
     def contains_many(self, keys: Iterable[Key]) -> List[bool]:
-        """One answer per key, in order, 65,536 keys per call into the library."""
+        """One answer per key, in order, 8,192 keys per call into the library."""
         out: List[bool] = []
         for chunk in _chunks(keys):
-            data, offsets = _batch(chunk)
             results = bytearray(len(chunk))
-            _check(_lib.bloomtool_builder_contains_many(
-                self._builder.handle, data, offsets.buffer_info()[0], len(chunk),
-                (ctypes.c_uint8 * len(chunk)).from_buffer(results)))
+            buffer = (ctypes.c_uint8 * len(chunk)).from_buffer(results)
+            joined = _joined(chunk)
+            if joined is None or _lib.bloomtool_builder_contains_separated(
+                    self._builder.handle, joined, len(joined), _SEP, len(chunk), buffer) != _OK:
+                data, offsets = _batch(chunk)
+                _check(_lib.bloomtool_builder_contains_many(
+                    self._builder.handle, data, offsets.buffer_info()[0], len(chunk), buffer))
             out.extend(map(bool, results))
         return out
 

@@ -2,15 +2,20 @@
  * builder_test.sh:
  *   builder_check build KIND KEYS OUT [N P [NORMALISATION [SEED]]]: the lines of KEYS (without
  *     their '\n') added, the first half one by one and the rest by batches of 1000 in the
- *     bloomtool_contains_many layout, written to OUT; and again to bytes, which must equal OUT's,
+ *     bloomtool_contains_many layout, written to OUT; and again to bytes, which must equal OUT's
+ *     and those of all keys in one bloomtool_builder_add_separated call,
  *     open with bloomtool_open_bytes and hold every key. KIND: bloom, blocked, xor, fuse; N 0 and
  *     P 0 leave them unset.
  *   builder_check api: bad input gives statuses and messages, never a crash.
+ *   builder_check full OUT KIND, builder_check refresh-error PATH NEW: see full() and
+ *     refresh_error() below.
  * Exit 0 when all is well, 1 with a message on stderr otherwise. */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include <bloomtool/bloomtool_c.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static int failures = 0;
 
@@ -118,6 +123,25 @@ static int build(int argc, char** argv) {
   char* file = slurp(argv[4], &file_len);
   check(file != NULL && file_len == image_len && memcmp(file, image, image_len) == 0,
         "finish_bytes gives the bytes finish wrote");
+  /* Every key in one call, joined by '\n' (the text itself, its last '\n' left out): split
+   * by the library, on several threads for 65,536 keys or more; the same bytes. */
+  bloomtool_builder* joined = NULL;
+  check(bloomtool_builder_new(&plan, &joined) == BLOOMTOOL_OK, "builder_new(separated)");
+  const size_t text_len = len > 0 && text[len - 1] == '\n' ? len - 1 : len;
+  check(bloomtool_builder_add_separated(joined, text, text_len, '\n', keys) == BLOOMTOOL_OK,
+        "builder_add_separated");
+  check(bloomtool_builder_add_separated(joined, text, text_len, '\n', keys + 1) ==
+                BLOOMTOOL_ERR_INVALID_ARGUMENT &&
+            strstr(bloomtool_last_error(), "separated by the byte 0x0a, the count says") != NULL,
+        "builder_add_separated with a wrong count adds nothing");
+  uint8_t* joined_image = NULL;
+  size_t joined_len = 0;
+  check(
+      bloomtool_builder_finish_bytes(joined, NULL, 0, &joined_image, &joined_len) == BLOOMTOOL_OK &&
+          joined_len == image_len && memcmp(joined_image, image, image_len) == 0,
+      "add_separated gives the bytes of add and add_many");
+  bloomtool_free(joined_image);
+  bloomtool_builder_free(joined);
   bloomtool_filter* f = NULL;
   check(
       bloomtool_open_bytes(image, image_len, BLOOMTOOL_FORMAT_BLOOMTOOL, NULL, &f) == BLOOMTOOL_OK,
@@ -128,6 +152,14 @@ static int build(int argc, char** argv) {
     for (size_t i = 0; i < keys; ++i) /* an empty key answers 0: builds skip it */
       missed += end[i] > begin[i] && bloomtool_contains(f, text + begin[i], end[i] - begin[i]) != 1;
     check(missed == 0 || plan.normalisation != NULL, "every key added is found");
+    uint8_t* found = malloc(keys + 1);
+    check(bloomtool_contains_separated(f, text, text_len, '\n', keys, found) == BLOOMTOOL_OK,
+          "contains_separated");
+    size_t disagree = 0;
+    for (size_t i = 0; i < keys; ++i)
+      disagree += found[i] != bloomtool_contains(f, text + begin[i], end[i] - begin[i]);
+    check(disagree == 0, "contains_separated answers as contains, key by key");
+    free(found);
     bloomtool_close(f);
   }
   if (plan.n != 0 && file != NULL) { /* a Bloom filter sized up front: union, reopen, query */
@@ -262,6 +294,45 @@ static int api(void) {
   expect_status(bloomtool_builder_add_many(b, NULL, offsets, 1), BLOOMTOOL_ERR_INVALID_ARGUMENT,
                 "keys: NULL", "add_many(NULL keys)");
   check(bloomtool_builder_add_many(b, NULL, NULL, 0) == BLOOMTOOL_OK, "add_many(count 0)");
+  /* Keys joined by a separator: NULLs, wrong counts and huge keys add nothing. */
+  expect_status(bloomtool_builder_add_separated(NULL, "a", 1, '\n', 1),
+                BLOOMTOOL_ERR_INVALID_ARGUMENT, "no builder", "add_separated(NULL)");
+  expect_status(bloomtool_builder_add_separated(b, NULL, 3, '\n', 1),
+                BLOOMTOOL_ERR_INVALID_ARGUMENT, "data: NULL with a non-zero length",
+                "add_separated(NULL data)");
+  expect_status(bloomtool_builder_add_separated(b, "a\nb\nc", 5, '\n', 2),
+                BLOOMTOOL_ERR_INVALID_ARGUMENT,
+                "data: holds more than 2 keys separated by the byte 0x0a, the count says 2",
+                "add_separated(3 keys, count 2)");
+  expect_status(bloomtool_builder_add_separated(b, "a,b", 3, ',', 3),
+                BLOOMTOOL_ERR_INVALID_ARGUMENT,
+                "data: holds 2 keys separated by the byte 0x2c, the count says 3",
+                "add_separated(2 keys, count 3)");
+  expect_status(bloomtool_builder_add_separated(b, "a", 1, '\n', 0), BLOOMTOOL_ERR_INVALID_ARGUMENT,
+                "data: holds at least 1 keys separated by the byte 0x0a, the count says 0",
+                "add_separated(count 0, data)");
+  char* big = calloc(((size_t)1 << 20) + 3, 1);
+  big[0] = 'x';
+  big[1] = '\n';
+  expect_status(bloomtool_builder_add_separated(b, big, ((size_t)1 << 20) + 3, '\n', 2),
+                BLOOMTOOL_ERR_LIMIT_EXCEEDED, "keys[1]: 1048577 bytes, longer than the limit",
+                "add_separated(huge key)");
+  free(big);
+  check(bloomtool_builder_add_separated(b, NULL, 0, '\n', 0) == BLOOMTOOL_OK,
+        "add_separated(count 0)");
+  uint8_t results[2] = {7, 7};
+  expect_status(bloomtool_builder_contains_separated(b, "a", 1, '\n', 1, NULL),
+                BLOOMTOOL_ERR_INVALID_ARGUMENT, "results must not be NULL",
+                "builder_contains_separated(NULL results)");
+  check(bloomtool_builder_contains_separated(b, "\nzz", 3, '\n', 2, results) == BLOOMTOOL_OK &&
+            results[0] == 0 && results[1] == 0,
+        "builder_contains_separated: an empty key and an absent one");
+  expect_status(bloomtool_contains_separated(NULL, "a", 1, '\n', 1, results),
+                BLOOMTOOL_ERR_INVALID_ARGUMENT, "no filter", "contains_separated(NULL)");
+  char refresh_buf[4];
+  check(bloomtool_last_refresh_error(NULL, refresh_buf, sizeof refresh_buf) ==
+            -BLOOMTOOL_ERR_INVALID_ARGUMENT,
+        "last_refresh_error(NULL)");
   uint64_t size = 9;
   check(bloomtool_builder_size(b, &size) == BLOOMTOOL_OK && size == 1,
         "size counts the empty key only (failed adds add nothing)");
@@ -284,6 +355,8 @@ static int api(void) {
                 "add after finish");
   expect_status(bloomtool_builder_add_many(b, "abc", offsets, 1), BLOOMTOOL_ERR_CLOSED,
                 "the builder is finished", "add_many after finish");
+  expect_status(bloomtool_builder_add_separated(b, "a", 1, '\n', 1), BLOOMTOOL_ERR_CLOSED,
+                "the builder is finished", "add_separated after finish");
   expect_status(bloomtool_builder_finish(b, "x.bf", NULL, 0), BLOOMTOOL_ERR_CLOSED,
                 "the builder is finished", "finish after finish");
   expect_status(bloomtool_builder_size(b, &size), BLOOMTOOL_ERR_CLOSED, "finished", "size after");
@@ -386,11 +459,80 @@ static int api(void) {
   return failures == 0 ? 0 : 1;
 }
 
+/* builder_check full OUT KIND: 300,000 keys ("big-0", "big-1", ...) into a builder of KIND
+ * (bloom: n = 300,000, p = 0.1%, about 540 KB; fuse: about 330 KB), finished to OUT, which is on
+ * a file system too small for it: prints "<status name>|<message>" of the finish. */
+static int full(const char* out, const char* kind) {
+  bloomtool_plan plan;
+  memset(&plan, 0, sizeof plan);
+  plan.size = sizeof plan;
+  plan.kind = kind_of(kind);
+  if (plan.kind == BLOOMTOOL_KIND_BLOOM) {
+    plan.n = 300000;
+    plan.p = 0.001;
+  }
+  bloomtool_builder* b = NULL;
+  if (bloomtool_builder_new(&plan, &b) != BLOOMTOOL_OK) return 1;
+  char key[32];
+  for (int i = 0; i < 300000; ++i) {
+    const int n = snprintf(key, sizeof key, "big-%d", i);
+    if (bloomtool_builder_add(b, key, (size_t)n) != BLOOMTOOL_OK) return 1;
+  }
+  const bloomtool_status status = bloomtool_builder_finish(b, out, NULL, 0);
+  printf("%s|%s\n", bloomtool_status_name(status), bloomtool_last_error());
+  /* Finished all the same: the keys are released, later calls say so. */
+  check(bloomtool_builder_add(b, "x", 1) == BLOOMTOOL_ERR_CLOSED, "add after a failed finish");
+  bloomtool_builder_free(b);
+  return failures == 0 ? 0 : 1;
+}
+
+/* builder_check refresh-error PATH NEW: opens PATH with refresh_seconds = 1, renames NEW over
+ * PATH, waits 1.1 s and queries (the query's automatic refresh fails on NEW, the old filter
+ * answers), then prints bloomtool_last_refresh_error's message; checks the length, cutting and
+ * argument rules on the way. */
+static int refresh_error(const char* path, const char* next) {
+  bloomtool_open_options options;
+  memset(&options, 0, sizeof options);
+  options.size = sizeof options;
+  options.refresh_seconds = 1;
+  bloomtool_filter* f = NULL;
+  if (bloomtool_open_with(path, &options, &f) != BLOOMTOOL_OK) return 1;
+  char buf[512];
+  check(bloomtool_last_refresh_error(f, buf, sizeof buf) == 0 && buf[0] == '\0',
+        "no automatic refresh yet: length 0, empty message");
+  check(rename(next, path) == 0, "rename");
+  struct timespec wait = {1, 100000000};
+  nanosleep(&wait, NULL);
+  check(bloomtool_contains(f, "a1", 2) == 1, "the old filter answers the query that looked");
+  const int64_t full_len = bloomtool_last_refresh_error(f, buf, sizeof buf);
+  check(full_len > 0 && (size_t)full_len == strlen(buf), "the message and its length");
+  char small[8];
+  check(bloomtool_last_refresh_error(f, small, sizeof small) == full_len &&
+            strlen(small) == sizeof small - 1 && memcmp(small, buf, sizeof small - 1) == 0,
+        "a short buffer: the start of the message, NUL-terminated, and the full length");
+  check(bloomtool_last_refresh_error(f, NULL, 0) == full_len, "NULL, 0: the length");
+  check(bloomtool_last_refresh_error(f, NULL, 5) == -BLOOMTOOL_ERR_INVALID_ARGUMENT,
+        "NULL with a length");
+  check(bloomtool_last_refresh_error(NULL, buf, sizeof buf) == -BLOOMTOOL_ERR_INVALID_ARGUMENT,
+        "NULL handle");
+  printf("%s\n", buf);
+  bloomtool_shutdown(f);
+  check(bloomtool_last_refresh_error(f, buf, sizeof buf) == -BLOOMTOOL_ERR_CLOSED,
+        "after shutdown: closed");
+  bloomtool_close(f);
+  return failures == 0 ? 0 : 1;
+}
+
 int main(int argc, char** argv) {
   if (argc >= 5 && strcmp(argv[1], "build") == 0 && kind_of(argv[2]) >= 0) return build(argc, argv);
   if (argc == 2 && strcmp(argv[1], "api") == 0) return api();
+  if (argc == 4 && strcmp(argv[1], "full") == 0 && kind_of(argv[3]) >= 0)
+    return full(argv[2], argv[3]);
+  if (argc == 4 && strcmp(argv[1], "refresh-error") == 0) return refresh_error(argv[2], argv[3]);
   fprintf(stderr,
           "usage: builder_check build bloom|blocked|xor|fuse KEYS OUT [N P [NORM [SEED]]]\n"
-          "       builder_check api\n");
+          "       builder_check api\n"
+          "       builder_check full OUT bloom|fuse\n"
+          "       builder_check refresh-error PATH NEW\n");
   return 2;
 }

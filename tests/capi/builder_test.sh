@@ -44,6 +44,43 @@ run "$C" api
 expect_rc 0 "builder_check api"
 expect_eq "$OUT" "" "builder_check api prints nothing"
 
+# 200,000 keys: builder_check's add_separated call (one batch) is hashed and inserted on several
+# threads, its bytes the same.
+"$GEN_KEYS" urls 200000 11 >keys-200k.txt || fail "gen_keys 200k"
+run "$BT" build -n 200000 -p 0.01 -q -o cli-200k.bf keys-200k.txt
+expect_rc 0 "200k: bloomtool build"
+run "$C" build bloom keys-200k.txt c-200k.bf 200000 0.01
+expect_rc 0 "200k: builder_check build"
+expect_same_file c-200k.bf cli-200k.bf "200k: C-built file is the CLI's"
+
+# The error of an automatic refresh (refresh_seconds): kept on the handle for any thread.
+seq -f "a%g" 1 100 >a.txt
+"$BT" build -q -n 100 -p 1% -o followed.bf a.txt || fail "build followed.bf"
+head -c 100 followed.bf >truncated.bf
+run "$C" refresh-error followed.bf truncated.bf
+expect_rc 0 "builder_check refresh-error"
+expect_eq "$OUT" "followed.bf: truncated: file has 100 bytes, its header declares 188" \
+  "bloomtool_last_refresh_error's message"
+
+# A full disk at finish (a 256 KiB tmpfs, mounted as tests/cli/writer_faults_test.sh does):
+# BLOOMTOOL_ERR_IO naming the path and the reason, the old file byte for byte, no temp file.
+mkdir full
+if mount -t tmpfs -o size=256k tmpfs full 2>/dev/null; then
+  trap 'umount "$WORK/full" 2>/dev/null; rm -rf "$WORK"' EXIT
+  cp followed.bf old.bf
+  for kind in bloom fuse; do
+    cp old.bf full/out.bf
+    run "$C" full full/out.bf $kind
+    expect_rc 0 "builder_check full ($kind)"
+    expect_eq "$OUT" "i/o error|full/out.bf: No space left on device" "full disk ($kind)"
+    expect_same_file full/out.bf old.bf "full disk leaves the old file ($kind)"
+    expect_eq "$(find full -name '.out.bf.tmp.*' | wc -l)" "0" "no temp file left ($kind)"
+  done
+  umount full
+else
+  echo "builder_test: SKIPPED full-disk case (cannot mount a tmpfs; needs root)"
+fi
+
 # The usage line for a bad command.
 run "$C" build nosuchkind keys.txt x.bf
 expect_rc 2 "builder_check with an unknown kind"

@@ -8,6 +8,7 @@ Run by ctest (python.building) with BLOOMTOOL, BLOOMTOOL_LIBRARY, TESTDATA set.
 """
 
 import copy
+import errno
 import os
 import pickle
 import subprocess
@@ -202,6 +203,72 @@ class BadInput(Base):
         with self.assertRaises(bloomtool.FilterFileError):
             over.save(target)
         self.assertEqual(target.read_bytes(), b"old")  # the old file untouched
+
+    def test_full_disk(self):
+        """A save or build to a full file system (a 256 KiB tmpfs, mounted as
+        tests/cli/writer_faults_test.sh does): OSError ENOSPC naming the path, old file intact."""
+        full = self.dir / "full"
+        full.mkdir()
+        if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(full)],
+                          capture_output=True).returncode != 0:
+            self.skipTest("cannot mount a tmpfs (needs root)")
+        try:
+            target = full / "out.bf"
+            keys = [b"big-%d" % i for i in range(300000)]
+            f = bloomtool.BloomFilter(300000, 0.001)  # about 540 KB
+            f.update(keys)
+            calls = [lambda: f.save(target),
+                     lambda: bloomtool.build(keys, kind="fuse8", path=target)]  # about 330 KB
+            for call in calls:
+                target.write_bytes(b"old")
+                with self.assertRaises(bloomtool.OpenError) as cm:
+                    call()
+                self.assertEqual(str(cm.exception), f"{target}: No space left on device")
+                self.assertEqual(cm.exception.errno, errno.ENOSPC)
+                self.assertEqual(cm.exception.filename, str(target))
+                self.assertEqual(target.read_bytes(), b"old")
+                self.assertEqual(sorted(p.name for p in full.iterdir()), ["out.bf"])
+            self.assertTrue(f.contains_many(keys[:1000]) == [True] * 1000)  # still usable
+        finally:
+            subprocess.run(["umount", str(full)], check=True)
+
+
+class Batches(Base):
+    def test_keys_holding_the_separator_and_mixed_types(self):
+        """update/contains_many join keys with b"\\n": keys holding it, or of mixed types, take
+        the slower path and give the same filter and answers as add() key by key."""
+        odd = [b"a\nb", "line\nbreak", b"", "caf\u00e9", bytearray(b"ba"), memoryview(b"mv"),
+               b"plain"]
+        for keys in (odd, [b"x\n", b"\n", b"y"], ["s\n", "t"], URLS[:3] + ["str"]):
+            with self.subTest(keys=keys[:3]):
+                batch, single = bloomtool.BloomFilter(100, 0.01), bloomtool.BloomFilter(100, 0.01)
+                batch.update(keys)
+                for k in keys:
+                    single.add(k)
+                self.assertEqual(batch.to_bytes(), single.to_bytes())
+                self.assertEqual(batch.contains_many(keys), [k in single for k in keys])
+                opened = bloomtool.from_bytes(batch.to_bytes())
+                self.assertEqual(opened.contains_many(keys), [k in single for k in keys])
+                self.assertEqual(opened.contains_many(iter(keys)), batch.contains_many(keys))
+
+    def test_large_batches(self):
+        """A list of 100,000 keys through a Filter's single call (split between threads by the
+        library), and through BloomFilter's batches: every key found, the file the CLI's."""
+        keys = [b"k%d" % i for i in range(100000)]
+        path = self.dir / "large.txt"
+        path.write_bytes(b"".join(k + b"\n" for k in keys))
+        f = bloomtool.BloomFilter(100000, 0.01)
+        f.update(keys)
+        self.assertTrue(all(f.contains_many(keys)))
+        out = self.dir / "large.bf"
+        rc, _, err = self.cli("build", "-n", 100000, "-p", 0.01, "-q", "-o", out, path)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(f.to_bytes(), out.read_bytes())
+        with bloomtool.open(out) as g:
+            self.assertTrue(all(g.contains_many(keys)))
+            self.assertTrue(all(g.contains_many([k.decode() for k in keys])))
+            absent = [b"absent-%d" % i for i in range(100000)]
+            self.assertEqual(g.contains_many(absent), [k in g for k in absent])
 
 
 if __name__ == "__main__":

@@ -4,12 +4,16 @@ Run by ctest (python.refresh) with BLOOMTOOL (the program) and BLOOMTOOL_LIBRARY
 environment, python/ on PYTHONPATH.
 """
 
+import copy
 import ctypes
 import os
+import pickle
+import time
 import subprocess
 import tempfile
 import threading
 import unittest
+from datetime import timedelta
 from pathlib import Path
 
 import bloomtool
@@ -114,17 +118,72 @@ class Refresh(unittest.TestCase):
         self.assertEqual(bad, [])
         self.assertGreater(seen["a"] + seen["b"], 0)
 
-    def test_max_age_through_the_c_api(self):
-        """bloomtool_open_with's max_age_seconds (not yet a Python option): refused at open and
-        at refresh, the old filter serving."""
-        class Options(ctypes.Structure):
-            _fields_ = [("size", ctypes.c_size_t), ("trusted_key", ctypes.c_char_p),
-                        ("refresh_seconds", ctypes.c_uint32), ("max_age_seconds", ctypes.c_int64)]
+    def test_open_options_follow_the_file(self):
+        """open(..., refresh_seconds=1): the queries switch to a good new file by themselves, a
+        bad one is not served and its error is kept in refresh_error; the options survive
+        pickling and copying (the copy follows the path too)."""
+        self.replace("a")
+        key = self.dir / "signer.pub"
+        with bloomtool.open(self.path, trusted_key=key, refresh_seconds=1) as f:
+            twin = pickle.loads(pickle.dumps(f))
+            other = copy.copy(f)
+            self.assertIsNone(f.refresh_error)
+            self.replace("b")
+            time.sleep(1.05)  # the next query may look again (at most once a second)
+            for g in (f, twin, other):
+                self.assertTrue(self.serves(g, "b"))
+                self.assertIsNone(g.refresh_error)
+            self.assertEqual(f.info["signature"]["verified"], True)
+            self.replace("b-other")
+            time.sleep(1.05)
+            self.assertTrue(self.serves(f, "b"))  # the query that looked answered from b.bf
+            self.assertTrue(f.refresh_error.startswith(str(self.path) + ": "), f.refresh_error)
+            refused = r"followed\.bf: signed by key [0-9a-f]{16}, not by the trusted key "
+            self.assertRegex(f.refresh_error, refused)
+            with self.assertRaises(bloomtool.UntrustedError):
+                f.refresh()  # on request: raised, the automatic error kept as it was
+            self.assertRegex(f.refresh_error, refused)
+            twin.close()
+            other.close()
+        with self.assertRaises(bloomtool.ArgumentError):
+            f.refresh_error  # closed
 
+    def test_open_options_max_age_and_bad_values(self):
+        subprocess.run([BT, "build", "-q", "-n", "200", "-p", "0.1%", "-o",
+                        str(self.dir / "old.bf"), str(self.dir / "a.txt")], check=True,
+                       env=dict(os.environ, SOURCE_DATE_EPOCH="1000000000"))
+        self.replace("old")
+        for age in (3600, 3600.5, timedelta(hours=1)):
+            with self.assertRaises(bloomtool.UntrustedError) as caught:
+                bloomtool.open(self.path, max_age=age)
+            self.assertRegex(str(caught.exception),
+                             r"followed\.bf: too old: created \d+ s ago, the maximum age is 3600 s$")
+        self.replace("a")
+        with bloomtool.open(self.path, max_age=timedelta(days=1)) as f:
+            self.assertTrue(self.serves(f, "a"))
+            self.replace("old")
+            with self.assertRaises(bloomtool.UntrustedError):
+                f.refresh()
+            self.assertTrue(self.serves(f, "a"))
+            self.assertIsNone(f.refresh_error)  # no automatic refresh ran
+        bad = [({"refresh_seconds": -1}, "refresh_seconds: expected an int"),
+               ({"refresh_seconds": 1.5}, "refresh_seconds: expected an int"),
+               ({"refresh_seconds": True}, "refresh_seconds: expected an int"),
+               ({"refresh_seconds": 2 ** 32}, "refresh_seconds: expected an int"),
+               ({"max_age": 0}, "max_age: expected None"),
+               ({"max_age": "1d"}, "max_age: expected None"),
+               ({"max_age": timedelta(seconds=-5)}, "max_age: expected None"),
+               ({"refresh_seconds": 5, "format": "guava"}, "only for bloomtool files")]
+        for kwargs, message in bad:
+            with self.assertRaises(bloomtool.ArgumentError) as caught:
+                bloomtool.open(self.path, **kwargs)
+            self.assertIn(message, str(caught.exception))
+
+    def test_max_age_through_the_c_api(self):
+        """bloomtool_open_with's max_age_seconds, called directly: refused at open and at
+        refresh, the old filter serving."""
+        Options = bloomtool._OpenOptions  # bloomtool_open_options, as the module declares it
         lib = bloomtool._lib
-        lib.bloomtool_open_with.argtypes = [ctypes.c_char_p, ctypes.POINTER(Options),
-                                            ctypes.POINTER(ctypes.c_void_p)]
-        lib.bloomtool_open_with.restype = ctypes.c_int
         subprocess.run([BT, "build", "-q", "-n", "200", "-p", "0.1%", "-o",
                         str(self.dir / "old.bf"), str(self.dir / "a.txt")], check=True,
                        env=dict(os.environ, SOURCE_DATE_EPOCH="1000000000"))

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -259,6 +260,67 @@ TEST_CASE("files built through the public API are byte for byte the program's", 
       const std::string via_builder = dir.path() + "/builder.bf";
       builder.finish(via_builder, output);
       CHECK(slurp(via_builder) == expected);
+    }
+  }
+}
+
+TEST_CASE("a Builder of a Bloom plan sized up front streams keys into its filter", "[public_api]") {
+  // 100,000 keys in one add_many call (hashed and inserted on several threads when allowed),
+  // with empty and blank ones: byte for byte the program's file, on 1 thread and on every core,
+  // and the BuildResult describes the file written.
+  const bloomtool::test::TempDir dir;
+  std::string text;
+  for (int i = 0; i < 100000; ++i) text += (i % 1000 == 0 ? "  " : "k") + std::to_string(i) + "\n";
+  text += "\n   \n";
+  const std::string keys_path = dir.write("keys.txt", text);
+  std::vector<uint64_t> offsets{0};
+  std::string data;
+  for (const std::string& k : lines_of(text)) {
+    data += k;
+    offsets.push_back(data.size());
+  }
+  struct Case {
+    std::string args;
+    Kind kind;
+    std::optional<uint64_t> n, m;
+    std::optional<uint32_t> k;
+    std::string normalisation;
+  };
+  const Case cases[] = {
+      {"build -n 100000 -p 1% --trim", Kind::kBloom, 100000, {}, {}, "trim"},
+      {"build --variant blocked -m 1000000 -k 6", Kind::kBlockedBloom, {}, 1000000, 6u, ""},
+  };
+  for (const Case& c : cases) {
+    INFO(c.args);
+    const std::string ref = dir.path() + "/ref.bf";
+    cli(dir, c.args + " -q '" + keys_path + "' -o '" + ref + "'");
+    const std::string expected = slurp(ref);
+    for (unsigned threads : {1u, 0u}) {
+      bloomtool::Plan p;
+      p.kind = c.kind;
+      p.n = c.n;
+      p.m = c.m;
+      p.k = c.k;
+      if (c.n) p.p = 0.01;
+      p.normalisation = c.normalisation;
+      p.created = 1700000000;
+      p.threads = threads;
+      bloomtool::Builder builder(p);
+      builder.add_many(data.data(), offsets);
+      CHECK(builder.size() == offsets.size() - 1);
+      const std::string out = dir.path() + "/builder.bf";
+      const bloomtool::BuildResult r = builder.finish(out);
+      CHECK(slurp(out) == expected);
+      CHECK(builder.size() == 0);  // empty again, same plan
+      const bloomtool::FilterInfo want = bloomtool::open_filter(ref).info();
+      CHECK(r.info.file_bytes == expected.size());
+      CHECK(r.info.distinct_keys == want.distinct_keys);
+      CHECK(r.info.keys_added == want.keys_added);
+      CHECK(r.info.m == want.m);
+      CHECK(r.empty_keys == (c.normalisation.empty() ? 0u : 1u));  // "   " trims to nothing
+      builder.add_many(data.data(), offsets);  // the next filter: the same keys, the same file
+      const std::vector<uint8_t> again = builder.finish_bytes();
+      CHECK(std::string(again.begin(), again.end()) == expected);
     }
   }
 }

@@ -119,6 +119,18 @@ BLOOMTOOL_C_API bloomtool_status bloomtool_contains_many(const bloomtool_filter*
                                                          const void* keys, const uint64_t* offsets,
                                                          size_t count, uint8_t* results);
 
+/* Batch query of `count` keys joined by the byte `separator`, which none of them holds (key i
+ * lies between the i-th and the (i + 1)-th separator; keys from text lines joined with '\n'):
+ * the layout a binding makes in one join, with no offsets to compute. `len` bytes at `data` must
+ * hold exactly count - 1 separators (count 0: len 0), else BLOOMTOOL_ERR_INVALID_ARGUMENT ("data:
+ * holds 3 keys separated by the byte 0x0a, the count says 2") before any result is written.
+ * Batches of 65,536 keys or more are queried on several threads; all answers of one call come
+ * from one filter. */
+BLOOMTOOL_C_API bloomtool_status bloomtool_contains_separated(const bloomtool_filter* filter,
+                                                              const void* data, size_t len,
+                                                              uint8_t separator, size_t count,
+                                                              uint8_t* results);
+
 /* Fills *info, whose `size` member the caller has set to sizeof(bloomtool_info); members beyond
  * `size` are not touched (a caller compiled against an older, shorter struct). */
 BLOOMTOOL_C_API bloomtool_status bloomtool_get_info(const bloomtool_filter* filter,
@@ -164,6 +176,18 @@ BLOOMTOOL_C_API bloomtool_status bloomtool_open_with(const char* path,
  * bloomtool_last_error() say why. bloomtool_get_info then describes the new filter; strings it
  * gave before stay valid until bloomtool_close. May be called while other threads query. */
 BLOOMTOOL_C_API bloomtool_status bloomtool_refresh(bloomtool_filter* filter, int* changed);
+
+/* The error of the last automatic refresh (refresh_seconds > 0) of this handle, which no call
+ * returns: the query that found the bad file answered from the old filter. Copies the message
+ * (e.g. "x.bf: corrupt: payload checksum mismatch"), NUL-terminated and cut to fit, into `buf`
+ * of `len` bytes (`buf` may be NULL when len is 0) and returns its full length in bytes: 0 when
+ * the last automatic refresh succeeded or none has run. A negative bloomtool_status on error.
+ * Thread rules: the message is the handle's, not the calling thread's (unlike
+ * bloomtool_last_error); any thread may read it at any time, also while others query and an
+ * automatic refresh replaces it (the copy is then the old message or the new one, whole).
+ * bloomtool_refresh returns its own error and leaves this one as it is. */
+BLOOMTOOL_C_API int64_t bloomtool_last_refresh_error(const bloomtool_filter* filter, char* buf,
+                                                     size_t len);
 
 /* ---- Building (keys in memory) and opening bytes ---------------------------------------------
  * A bloomtool_builder collects keys and writes the filter a plan describes, to a file or to bytes:
@@ -232,10 +256,17 @@ BLOOMTOOL_C_API bloomtool_status bloomtool_builder_add(bloomtool_builder* builde
 
 /* Adds `count` keys in the layout of bloomtool_contains_many: key i is keys[offsets[i]] ..
  * keys[offsets[i + 1] - 1]. Decreasing offsets or a key over 1 MiB fail before any key is
- * added. */
+ * added. For a Bloom plan sized up front, a batch of 65,536 keys or more is hashed and inserted
+ * on up to plan.threads threads inside the call (the file is the same). */
 BLOOMTOOL_C_API bloomtool_status bloomtool_builder_add_many(bloomtool_builder* builder,
                                                             const void* keys,
                                                             const uint64_t* offsets, size_t count);
+
+/* Adds `count` keys joined by the byte `separator`, as bloomtool_contains_separated takes them.
+ * A wrong count of separators or a key over 1 MiB fails before any key is added. */
+BLOOMTOOL_C_API bloomtool_status bloomtool_builder_add_separated(bloomtool_builder* builder,
+                                                                 const void* data, size_t len,
+                                                                 uint8_t separator, size_t count);
 
 /* Keys added so far (empty ones included) in *out. */
 BLOOMTOOL_C_API bloomtool_status bloomtool_builder_size(const bloomtool_builder* builder,
@@ -273,6 +304,14 @@ BLOOMTOOL_C_API bloomtool_status bloomtool_builder_contains_many(const bloomtool
                                                                  const void* keys,
                                                                  const uint64_t* offsets,
                                                                  size_t count, uint8_t* results);
+
+/* Batch query in the layout of bloomtool_contains_separated. (Not reformatted: capi.abi_test
+ * looks for the name on the line of the export macro.) */
+/* clang-format off */
+BLOOMTOOL_C_API bloomtool_status bloomtool_builder_contains_separated(
+    const bloomtool_builder* builder, const void* data, size_t len, uint8_t separator,
+    size_t count, uint8_t* results);
+/* clang-format on */
 
 /* Ors (intersect = 0: the union) or ands (intersect = 1) the bits of `other` into `builder`; both
  * need the same variant, m, k, seed and normalisation (BLOOMTOOL_ERR_INVALID_ARGUMENT naming the

@@ -101,7 +101,10 @@ std::vector<uint8_t> build_filter_bytes(const KeySource& keys, const Plan& plan,
 
 // A filter built from keys held in memory. Each key counts as one input line of the `lines`
 // format, taken as it is (no line end is stripped): added keys and a file of the same keys, one
-// per line, give the same filter file. Keys are kept (normalised) until finish.
+// per line, give the same filter file. A Bloom plan sized up front (n, or m and k) sets the
+// filter's bits as keys arrive, so the memory is the filter's (add_many batches of 65,536 keys or
+// more are hashed and inserted on up to Plan::threads threads); other plans (the exact count of
+// distinct keys sizes the filter, or a static kind) keep their keys, normalised, until finish.
 class Builder {
  public:
   // Checks the plan (kInvalidArgument naming the member at fault).

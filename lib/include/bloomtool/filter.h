@@ -4,7 +4,8 @@
 // does: each key is normalised as the file says, then tested.
 //
 // Thread safety: every const member of a Reader may be called from any number of threads at once,
-// and refresh() too (also while others query).
+// and refresh() too (also while others query). Queries take no lock: a query call counts itself
+// with one atomic add and reads the filter serving through an atomic pointer.
 //
 // Following a file that is replaced (a nightly job's atomic rename): refresh() notices that the
 // path now names another file (device, inode, size or modification time differ), opens and
@@ -37,8 +38,9 @@ struct OpenOptions {
   std::optional<uint64_t> raw_cache_bytes;
   // When above 0: queries check, at most once per this many seconds, whether the path names a
   // new file, and switch to it as refresh() does (one clock read per query call; the query that
-  // finds a new file opens and verifies it before answering, the others answer meanwhile on the
-  // old filter). A failed automatic refresh is kept in last_refresh_error(). 0: only refresh().
+  // finds a new file opens and verifies it, and waits for the calls in flight on the old filter,
+  // before answering; the others answer meanwhile on the old filter). A failed automatic refresh
+  // is kept in last_refresh_error(). 0: only refresh().
   uint32_t refresh_seconds = 0;
   // When above 0: a file created (its created_unix) more than this many seconds ago is refused,
   // at open and at every refresh (kUntrusted).
@@ -60,6 +62,11 @@ class Reader {
   // non-decreasing entries, `out` receives count bytes. Throws kInvalidArgument (before writing
   // anything) when the offsets decrease.
   void contains_many(const char* data, std::span<const uint64_t> offsets, uint8_t* out) const;
+  // `count` keys joined by the byte `separator` (none of them holds it): key i is what lies
+  // between the i-th and the (i + 1)-th separator. Throws kInvalidArgument (before writing
+  // anything) when `data` holds another number of keys. A batch of 65,536 keys or more is
+  // queried on several threads (all on the same filter).
+  void contains_separated(std::string_view data, char separator, size_t count, uint8_t* out) const;
 
   // The facts of the filter serving now. The reference stays valid as long as the Reader (the
   // facts of every filter it has served are kept: a few hundred bytes per switch).
@@ -70,7 +77,8 @@ class Reader {
   // Switches to the file the path names now if it is another file than the one serving: returns
   // true if it switched, false if the path still names the same file. Throws bloomtool::Error as
   // open_filter does when the new file cannot be opened or fails a check, and the old filter
-  // keeps serving. A Reader opened from bytes or standard input never changes (false).
+  // keeps serving. A Reader opened from bytes or standard input never changes (false). After a
+  // switch it returns once the calls that began on the old filter have returned, and frees it.
   bool refresh() const;
   // The message of the last automatic refresh (OpenOptions::refresh_seconds) that failed, ""
   // when the last one succeeded or none has run.

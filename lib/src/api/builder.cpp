@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "api/facts.h"
+#include "api/live_bloom.h"
 #include "base/run_threads.h"
 #include "base/word_buffer.h"
 #include "bloomtool/build.h"
@@ -248,7 +249,17 @@ std::vector<uint8_t> build_filter_bytes(const KeySource& keys, const Plan& plan,
                            });
 }
 
+void check_plan(const Plan& plan) {
+  (void)prepare_plan(plan);
+}
+
 struct Builder::Impl {
+  // A Bloom plan sized up front (n, or m and k): the keys go into the filter as they arrive
+  // (LiveBloom, as the C API's builder), so memory is the filter's; `sized` is the plan with its
+  // seed and creation time fixed, for the next filter after a finish.
+  std::unique_ptr<LiveBloom> live;
+  Plan sized;
+  // Other plans keep their keys (normalised) until finish.
   PreparedPlan plan;
   InputOptions input;          // lines, with the plan's normalisation: what the header records
   std::string arena;           // the normalised keys, back to back
@@ -311,17 +322,28 @@ struct Builder::Impl {
 Builder::Builder(const Plan& plan) : impl_(std::make_unique<Impl>()) {
   impl_->plan = prepare_plan(plan);
   impl_->input.normaliser = impl_->plan.normaliser;
+  if (LiveBloom::fits(plan)) {
+    Plan& sized = impl_->sized;
+    sized = plan;
+    sized.random_seed = false;
+    sized.seed = impl_->plan.seed;
+    sized.created = impl_->plan.provenance.created_unix;
+    impl_->live = std::make_unique<LiveBloom>(sized);
+  }
 }
 Builder::Builder(Builder&&) noexcept = default;
 Builder& Builder::operator=(Builder&&) noexcept = default;
 Builder::~Builder() = default;
 
 void Builder::add(std::string_view key) {
-  impl_->add(key);
+  if (impl_->live)
+    impl_->live->add(key);
+  else
+    impl_->add(key);
 }
 
 void Builder::add_many(std::span<const std::string_view> keys) {
-  for (const std::string_view key : keys) impl_->add(key);
+  for (const std::string_view key : keys) add(key);
 }
 
 void Builder::add_many(const char* data, std::span<const uint64_t> offsets) {
@@ -332,15 +354,29 @@ void Builder::add_many(const char* data, std::span<const uint64_t> offsets) {
                       ") is less than the one before it (" + std::to_string(offsets[i - 1]) + ")");
     }
   }
+  if (offsets.empty()) return;
+  if (impl_->live) {
+    impl_->live->add_many(data, offsets);
+    return;
+  }
   for (size_t i = 0; i + 1 < offsets.size(); ++i)
     impl_->add(std::string_view(data + offsets[i], offsets[i + 1] - offsets[i]));
 }
 
 uint64_t Builder::size() const noexcept {
-  return impl_->stats.lines;
+  return impl_->live ? impl_->live->lines() : impl_->stats.lines;
 }
 
 BuildResult Builder::finish(const std::string& path, const OutputOptions& output) {
+  if (impl_->live) {
+    FilterHeader header;
+    const uint64_t bytes = impl_->live->write(path, output, &header);
+    BuildResult r;
+    r.info = filter_info_of(header, bytes, FilterFormat::kBloomtool);
+    r.empty_keys = impl_->live->empty_keys();
+    impl_->live = std::make_unique<LiveBloom>(impl_->sized);
+    return r;
+  }
   const std::unique_ptr<SigningKey> key = read_output_key(output);
   Built b = run_plan(impl_->hashed(), impl_->plan, output_name(path));
   BuildResult r = write_built(b, path, output, key.get(), impl_->plan.threads);
@@ -349,6 +385,11 @@ BuildResult Builder::finish(const std::string& path, const OutputOptions& output
 }
 
 std::vector<uint8_t> Builder::finish_bytes(const OutputOptions& output) {
+  if (impl_->live) {
+    std::vector<uint8_t> bytes = impl_->live->encode(output);
+    impl_->live = std::make_unique<LiveBloom>(impl_->sized);
+    return bytes;
+  }
   const std::unique_ptr<SigningKey> key = read_output_key(output);
   Built b = run_plan(impl_->hashed(), impl_->plan, "<memory>");
   std::vector<uint8_t> bytes = encode_built(b, output, key.get(), impl_->plan.threads);

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "api/live_bloom.h"
+#include "api/separated_keys.h"
 #include "bloomtool/build.h"
 #include "bloomtool/error.h"
 #include "bloomtool/filter.h"
@@ -332,6 +333,44 @@ bloomtool_status bloomtool_refresh(bloomtool_filter* filter, int* changed) {
   });
 }
 
+int64_t bloomtool_last_refresh_error(const bloomtool_filter* filter, char* buf, size_t len) {
+  if (filter == nullptr) return -no_filter();
+  if (buf == nullptr && len != 0)
+    return -fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "buf: NULL with a non-zero length");
+  const InFlight call(filter);
+  if (!call.entered()) return -call.closed();
+  int64_t full = 0;
+  const bloomtool_status status = guarded([&] {
+    const std::string message = call.reader().last_refresh_error();
+    full = static_cast<int64_t>(message.size());
+    if (len != 0) {
+      const size_t n = message.size() < len - 1 ? message.size() : len - 1;
+      std::memcpy(buf, message.data(), n);
+      buf[n] = '\0';
+    }
+    return BLOOMTOOL_OK;
+  });
+  return status == BLOOMTOOL_OK ? full : -static_cast<int64_t>(status);
+}
+
+bloomtool_status bloomtool_contains_separated(const bloomtool_filter* filter, const void* data,
+                                              size_t len, uint8_t separator, size_t count,
+                                              uint8_t* results) {
+  if (filter == nullptr) return no_filter();
+  const InFlight call(filter);
+  if (!call.entered()) return call.closed();
+  if (data == nullptr && len != 0)
+    return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "data: NULL with a non-zero length");
+  if (results == nullptr && count != 0)
+    return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "results must not be NULL");
+  return guarded([&] {
+    const char* bytes = data != nullptr ? static_cast<const char*>(data) : &empty_byte;
+    call.reader().contains_separated(std::string_view(bytes, len), static_cast<char>(separator),
+                                     count, results);
+    return BLOOMTOOL_OK;
+  });
+}
+
 }  // extern "C"
 
 // ---- Building (keys in memory) and opening bytes ------------------------------------------------
@@ -555,6 +594,52 @@ bloomtool_status bloomtool_builder_add_many(bloomtool_builder* builder, const vo
     } else {
       builder->builder->add_many(bytes, std::span<const uint64_t>(offsets, count + 1));
     }
+    return BLOOMTOOL_OK;
+  });
+}
+
+bloomtool_status bloomtool_builder_add_separated(bloomtool_builder* builder, const void* data,
+                                                 size_t len, uint8_t separator, size_t count) {
+  if (builder == nullptr) return no_builder();
+  std::lock_guard<std::mutex> lock(builder->mutex);
+  if (builder->finished) return finished_builder();
+  if (data == nullptr && len != 0)
+    return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "data: NULL with a non-zero length");
+  return guarded([&] {
+    const std::string_view all(data != nullptr ? static_cast<const char*>(data) : &empty_byte, len);
+    const std::vector<uint64_t> starts =
+        bloomtool::separated_starts(all, static_cast<char>(separator), count);
+    for (size_t i = 0; i < count; ++i) {
+      if (starts[i + 1] - 1 - starts[i] > kMaxBuilderKey)
+        return key_too_long(i, starts[i + 1] - 1 - starts[i]);
+    }
+    if (builder->live) {
+      builder->live->add_separated(all, starts);
+    } else {
+      for (size_t i = 0; i < count; ++i)
+        builder->builder->add(all.substr(starts[i], starts[i + 1] - 1 - starts[i]));
+    }
+    return BLOOMTOOL_OK;
+  });
+}
+
+bloomtool_status bloomtool_builder_contains_separated(const bloomtool_builder* builder,
+                                                      const void* data, size_t len,
+                                                      uint8_t separator, size_t count,
+                                                      uint8_t* results) {
+  if (builder == nullptr) return no_builder();
+  std::lock_guard<std::mutex> lock(builder->mutex);
+  if (builder->finished) return finished_builder();
+  if (!builder->live) return no_filter_yet();
+  if (data == nullptr && len != 0)
+    return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "data: NULL with a non-zero length");
+  if (results == nullptr && count != 0)
+    return fail(BLOOMTOOL_ERR_INVALID_ARGUMENT, "results must not be NULL");
+  return guarded([&] {
+    const std::string_view all(data != nullptr ? static_cast<const char*>(data) : &empty_byte, len);
+    const std::vector<uint64_t> starts =
+        bloomtool::separated_starts(all, static_cast<char>(separator), count);
+    builder->live->contains_separated(all, starts, results);
     return BLOOMTOOL_OK;
   });
 }

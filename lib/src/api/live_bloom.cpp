@@ -3,13 +3,18 @@
 #include "api/live_bloom.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 
 #include "api/facts.h"
 #include "api/load_filter.h"
+#include "api/separated_keys.h"
+#include "base/run_threads.h"
 #include "filters/bloom_build.h"
 #include "format/build_header.h"
+#include "format/output_target.h"
 #include "format/signature.h"
+#include "keys/batch_pipeline.h"
 #include "keys/hash.h"
 #include "model/model.h"
 
@@ -20,7 +25,7 @@ bool LiveBloom::fits(const Plan& plan) noexcept {
 }
 
 LiveBloom::LiveBloom(const Plan& plan) {
-  const Builder checked(plan);  // the plan's checks, with Builder's messages
+  check_plan(plan);  // the plan's checks, with Builder's messages
   BloomPlan b;
   b.variant = plan.kind == Kind::kBloom ? BloomVariant::kStandard : BloomVariant::kBlocked512;
   b.capacity = plan.n;
@@ -31,6 +36,8 @@ LiveBloom::LiveBloom(const Plan& plan) {
   b.allow_overfill = plan.allow_overfill;
   capacity_ = plan.n;
   allow_overfill_ = plan.allow_overfill;
+  threads_ = plan.threads;
+  write_threads_ = plan.threads != 0 ? plan.threads : default_thread_count();
   const uint64_t seed = plan.random_seed ? random_seed() : plan.seed.value_or(kDefaultSeed);
   const model::BloomSize s = bloom_size_for(b, plan.n.value_or(1));
   check_memory_available(
@@ -95,52 +102,117 @@ void LiveBloom::add(std::string_view key) {
   filter_->add(hash_key(key, filter_->rule().seed));
 }
 
-void LiveBloom::add_many(const char* data, std::span<const uint64_t> offsets) {
-  hashes_.clear();
-  for (size_t i = 0; i + 1 < offsets.size(); ++i) {
-    std::string_view key(data + offsets[i], offsets[i + 1] - offsets[i]);
-    ++stats_.lines;
-    stats_.bytes += key.size();
-    if (key.empty()) {
-      ++stats_.empty_lines;
-      continue;
+namespace {
+
+// Keys hashed, then inserted or tested, together: the filter prefetches their words.
+constexpr size_t kLiveRunKeys = 4096;
+
+}  // namespace
+
+template <typename KeyAt>
+void LiveBloom::add_keys(size_t count, const KeyAt& key_at) {
+  const unsigned threads = batch_threads(count, threads_);
+  std::vector<InputStats> part(threads);
+  std::atomic<size_t> next{0};  // the next run of kLiveRunKeys keys to take
+  const uint64_t seed = filter_->rule().seed;
+  detail::run_threads(threads, [&](unsigned t) {
+    InputStats& st = part[t];
+    NormScratch scratch;
+    std::vector<uint64_t> hashes;
+    hashes.reserve(kLiveRunKeys);
+    for (size_t first; (first = next.fetch_add(kLiveRunKeys, std::memory_order_relaxed)) < count;) {
+      hashes.clear();
+      const size_t stop = std::min(count, first + kLiveRunKeys);
+      for (size_t i = first; i < stop; ++i) {
+        std::string_view key = key_at(i);
+        ++st.lines;
+        st.bytes += key.size();
+        if (key.empty()) {
+          ++st.empty_lines;
+          continue;
+        }
+        if (!normaliser_.empty()) key = normaliser_.apply(key, scratch);
+        if (key.empty()) {
+          ++st.empty_keys;
+          continue;
+        }
+        ++st.keys;
+        hashes.push_back(hash_key(key, seed));
+      }
+      if (threads == 1)
+        filter_->add_batch(hashes);
+      else
+        filter_->add_batch_concurrent(hashes);
     }
-    if (!normaliser_.empty()) key = normaliser_.apply(key, scratch_);
-    if (key.empty()) {
-      ++stats_.empty_keys;
-      continue;
-    }
-    ++stats_.keys;
-    hashes_.push_back(hash_key(key, filter_->rule().seed));
+  });
+  for (const InputStats& st : part) {
+    stats_.lines += st.lines;
+    stats_.bytes += st.bytes;
+    stats_.empty_lines += st.empty_lines;
+    stats_.empty_keys += st.empty_keys;
+    stats_.keys += st.keys;
   }
-  filter_->add_batch(hashes_);
 }
 
-bool LiveBloom::hash_of(std::string_view key, uint64_t& hash) const {
-  if (key.empty()) return false;
-  if (!normaliser_.empty()) key = normaliser_.apply(key, scratch_);
-  if (key.empty()) return false;
-  hash = hash_key(key, filter_->rule().seed);
-  return true;
+template <typename KeyAt>
+void LiveBloom::contains_keys(size_t count, const KeyAt& key_at, uint8_t* out) const {
+  const unsigned threads = batch_threads(count, threads_);
+  std::atomic<size_t> next{0};
+  const uint64_t seed = filter_->rule().seed;
+  detail::run_threads(threads, [&](unsigned) {
+    NormScratch scratch;
+    std::vector<uint64_t> hashes;
+    std::vector<uint32_t> present;  // the run's keys that have a hash
+    uint8_t answers[kLiveRunKeys];
+    hashes.reserve(kLiveRunKeys);
+    present.reserve(kLiveRunKeys);
+    for (size_t first; (first = next.fetch_add(kLiveRunKeys, std::memory_order_relaxed)) < count;) {
+      const size_t stop = std::min(count, first + kLiveRunKeys);
+      hashes.clear();
+      present.clear();
+      for (size_t i = first; i < stop; ++i) {
+        out[i] = 0;
+        std::string_view key = key_at(i);
+        if (key.empty()) continue;
+        if (!normaliser_.empty()) key = normaliser_.apply(key, scratch);
+        if (key.empty()) continue;
+        hashes.push_back(hash_key(key, seed));
+        present.push_back(static_cast<uint32_t>(i - first));
+      }
+      filter_->contains_batch(hashes, answers);
+      for (size_t j = 0; j < present.size(); ++j) out[first + present[j]] = answers[j];
+    }
+  });
+}
+
+void LiveBloom::add_many(const char* data, std::span<const uint64_t> offsets) {
+  const uint64_t* o = offsets.data();
+  add_keys(offsets.size() - 1,
+           [data, o](size_t i) { return std::string_view(data + o[i], o[i + 1] - o[i]); });
+}
+
+void LiveBloom::add_separated(std::string_view data, std::span<const uint64_t> starts) {
+  const uint64_t* s = starts.data();
+  const char* bytes = data.data();
+  add_keys(starts.size() - 1,
+           [bytes, s](size_t i) { return std::string_view(bytes + s[i], s[i + 1] - s[i] - 1); });
 }
 
 void LiveBloom::contains_many(const char* data, std::span<const uint64_t> offsets,
                               uint8_t* out) const {
-  const size_t count = offsets.size() - 1;
-  hashes_.clear();
-  std::vector<size_t> present;  // the keys that have a hash, in order
-  present.reserve(count);
-  for (size_t i = 0; i < count; ++i) {
-    uint64_t h = 0;
-    out[i] = 0;
-    if (hash_of(std::string_view(data + offsets[i], offsets[i + 1] - offsets[i]), h)) {
-      hashes_.push_back(h);
-      present.push_back(i);
-    }
-  }
-  std::vector<uint8_t> answers(hashes_.size());
-  filter_->contains_batch(hashes_, answers.data());
-  for (size_t j = 0; j < present.size(); ++j) out[present[j]] = answers[j];
+  const uint64_t* o = offsets.data();
+  contains_keys(
+      offsets.size() - 1,
+      [data, o](size_t i) { return std::string_view(data + o[i], o[i + 1] - o[i]); }, out);
+}
+
+void LiveBloom::contains_separated(std::string_view data, std::span<const uint64_t> starts,
+                                   uint8_t* out) const {
+  const uint64_t* s = starts.data();
+  const char* bytes = data.data();
+  contains_keys(
+      starts.size() - 1,
+      [bytes, s](size_t i) { return std::string_view(bytes + s[i], s[i + 1] - s[i] - 1); }, out);
 }
 
 bool LiveBloom::contains(std::string_view key) const {
@@ -194,10 +266,11 @@ FilterHeader LiveBloom::header() const {
 }
 
 namespace {
-WriteOptions write_options(const OutputOptions& output, const SigningKey* key) {
+WriteOptions write_options(const OutputOptions& output, const SigningKey* key, unsigned threads) {
   WriteOptions w;
   w.codec = internal_codec(output.codec);
   w.signing_key = key;
+  w.threads = threads;
   return w;
 }
 std::unique_ptr<SigningKey> key_of(const OutputOptions& output) {
@@ -205,17 +278,21 @@ std::unique_ptr<SigningKey> key_of(const OutputOptions& output) {
 }
 }  // namespace
 
-uint64_t LiveBloom::write(const std::string& path, const OutputOptions& output) const {
+uint64_t LiveBloom::write(const std::string& path, const OutputOptions& output,
+                          FilterHeader* written) const {
   const std::unique_ptr<SigningKey> key = key_of(output);
   FilterHeader h;
   try {
     h = header();
   } catch (const OverfillError& e) {
-    throw Error(e.code(),
-                path + ": " + e.what() + "; nothing written (raise n, or set allow_overfill)");
+    throw Error(e.code(), output_name(path) + ": " + e.what() +
+                              "; nothing written (raise n, or set allow_overfill)");
   }
   const auto words = filter_->words();
-  return write_filter_file(path, h, words, words.size() * 8, write_options(output, key.get()));
+  const uint64_t bytes = write_filter_file(path, h, words, words.size() * 8,
+                                           write_options(output, key.get(), write_threads_));
+  if (written != nullptr) *written = std::move(h);
+  return bytes;
 }
 
 std::vector<uint8_t> LiveBloom::encode(const OutputOptions& output) const {
@@ -228,7 +305,8 @@ std::vector<uint8_t> LiveBloom::encode(const OutputOptions& output) const {
                               "; nothing written (raise n, or set allow_overfill)");
   }
   const auto words = filter_->words();
-  return encode_filter_file(h, words, words.size() * 8, write_options(output, key.get()));
+  return encode_filter_file(h, words, words.size() * 8,
+                            write_options(output, key.get(), write_threads_));
 }
 
 }  // namespace bloomtool

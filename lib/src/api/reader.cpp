@@ -3,10 +3,14 @@
 // filter_contains_keys in chunks that need no allocation per key and no state shared between
 // calls.
 //
-// Refresh: the filter serving is a Served held by a shared_ptr that each query call copies once
-// (under a mutex held for that copy only) and uses to its end; refresh() opens and verifies the
-// new file outside that mutex, then swaps the pointer, so calls in flight finish on the old filter
-// and it is freed when the last of them returns.
+// Refresh: the filter serving is a Served behind an atomic pointer. A query call takes no lock: it
+// counts itself in one of two counters (one atomic add), loads the pointer and uses that filter to
+// its end, then uncounts itself. refresh() opens and verifies the new file first, then swaps the
+// pointer and retires the old filter, without waiting: calls in flight finish on it. A retired
+// filter is freed once each counter has been seen at zero after its retirement (no call can hold
+// it then); the checks are made by refresh() and by a query call leaving while a filter is retired
+// (one relaxed load otherwise), and new calls are steered to the counter seen at zero (an epoch
+// flip), so the other drains too under a steady stream of queries.
 #include <sys/stat.h>
 #include <time.h>
 #include <algorithm>
@@ -17,15 +21,19 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "api/facts.h"
 #include "api/load_filter.h"
+#include "api/separated_keys.h"
+#include "base/run_threads.h"
 #include "base/word_buffer.h"
 #include "bloomtool/error.h"
 #include "bloomtool/filter.h"
 #include "format/raw_payload.h"
 #include "format/signature.h"
 #include "interop/foreign_format.h"
+#include "keys/batch_pipeline.h"
 #include "keys/byte_source.h"
 #include "keys/normalise.h"
 
@@ -78,18 +86,81 @@ struct Reader::Impl {
   OpenOptions options;
   bool from_bytes = false;
 
-  mutable std::mutex current_mutex;  // held only to copy or swap `current`, or the error text
-  std::shared_ptr<const Served> current;
-  std::string refresh_error;  // of the last automatic refresh
+  // The filter serving (owned: freed by ~Impl, or once retired and no call can hold it).
+  std::atomic<const Served*> current{nullptr};
+  std::atomic<const FilterInfo*> current_info{nullptr};
+  // Calls in flight, counted in the slot of the epoch they read (see the comment at the top).
+  struct alignas(64) Slot {
+    std::atomic<uint64_t> calls{0};
+  };
+  mutable Slot slots[2];
+  mutable std::atomic<uint32_t> epoch{0};
+  // Filters replaced but perhaps still in use, with the slots seen at zero since (bit per slot).
+  struct Retired {
+    const Served* served;
+    unsigned drained;
+  };
+  mutable std::mutex retired_mutex;  // guards `retired`; queries only ever try it
+  mutable std::vector<Retired> retired;
+  mutable std::atomic<bool> any_retired{false};
+
+  mutable std::mutex error_mutex;  // guards refresh_error
+  std::string refresh_error;       // of the last automatic refresh
 
   mutable std::mutex refresh_mutex;  // one refresh at a time; guards `infos`
   std::deque<FilterInfo> infos;      // every filter served (info() references stay valid)
   std::atomic<int64_t> next_check_ns{0};
 
-  std::shared_ptr<const Served> acquire();
+  Impl() = default;
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+  ~Impl() {
+    // No call is in flight (destroying a Reader that is in use is the caller's error).
+    for (const Retired& r : retired) delete r.served;
+    delete current.load(std::memory_order_acquire);
+  }
+
+  void maybe_refresh();
   bool refresh_locked();
   void adopt(std::unique_ptr<Served> served, FilterInfo info);
+  // Frees the retired filters no call can hold; `retired_mutex` held.
+  void reclaim_locked() const noexcept;
+  void try_reclaim() const noexcept {
+    std::unique_lock<std::mutex> lock(retired_mutex, std::try_to_lock);
+    if (lock.owns_lock()) reclaim_locked();
+  }
 };
+
+namespace reader_impl {
+
+// One query call's hold on the filter serving: the filter stays alive until the destructor.
+class Hold {
+ public:
+  explicit Hold(const Reader::Impl& impl) noexcept
+      : impl_(impl), slot_(impl.slots[impl.epoch.load(std::memory_order_relaxed) & 1]) {
+    // Counted before the load (both sequentially consistent): a refresh that swaps the pointer
+    // and then sees this counter at zero knows this call will load the new filter.
+    slot_.calls.fetch_add(1, std::memory_order_seq_cst);
+    served_ = impl.current.load(std::memory_order_seq_cst);
+  }
+  Hold(const Hold&) = delete;
+  Hold& operator=(const Hold&) = delete;
+  ~Hold() {
+    slot_.calls.fetch_sub(1, std::memory_order_release);
+    if (impl_.any_retired.load(std::memory_order_relaxed)) impl_.try_reclaim();
+  }
+  const Served& operator*() const noexcept { return *served_; }
+  const Served* operator->() const noexcept { return served_; }
+
+ private:
+  const Reader::Impl& impl_;
+  Reader::Impl::Slot& slot_;
+  const Served* served_;
+};
+
+}  // namespace reader_impl
+
+using reader_impl::Hold;
 
 namespace {
 
@@ -166,55 +237,71 @@ std::unique_ptr<Served> open_served(const std::string& path, const OpenOptions& 
 
 }  // namespace
 
+void Reader::Impl::reclaim_locked() const noexcept {
+  if (retired.empty()) return;
+  const uint32_t e = epoch.load(std::memory_order_relaxed);
+  unsigned zero = 0;
+  for (unsigned s = 0; s < 2; ++s)
+    if (slots[s].calls.load(std::memory_order_seq_cst) == 0) zero |= 1u << s;
+  // New calls go to the slot just seen empty, so that the current one empties too.
+  if ((zero & (1u << ((e + 1) & 1))) != 0) epoch.store(e + 1, std::memory_order_relaxed);
+  size_t kept = 0;
+  for (Retired& r : retired) {
+    r.drained |= zero;
+    if (r.drained == 3)
+      delete r.served;
+    else
+      retired[kept++] = r;
+  }
+  retired.resize(kept);
+  any_retired.store(kept != 0, std::memory_order_relaxed);
+}
+
 void Reader::Impl::adopt(std::unique_ptr<Served> served, FilterInfo info) {
   infos.push_back(std::move(info));
   served->info = &infos.back();
-  std::shared_ptr<const Served> next(std::move(served));
-  std::lock_guard<std::mutex> lock(current_mutex);
-  current.swap(next);
-  // `next` (the old filter) is released here; calls in flight still hold their own references.
+  const Served* old = current.exchange(served.release(), std::memory_order_seq_cst);
+  current_info.store(&infos.back(), std::memory_order_release);
+  if (old == nullptr) return;
+  std::lock_guard<std::mutex> lock(retired_mutex);
+  // Calls that loaded `old` are counted in a slot until they return: it is freed once each slot
+  // has been seen at zero after this point (here, or when a later call leaves).
+  retired.push_back(Retired{old, 0});
+  any_retired.store(true, std::memory_order_relaxed);
+  reclaim_locked();
 }
 
 bool Reader::Impl::refresh_locked() {
   if (from_bytes || path == "-") return false;
   const FileId now = file_id_at(path);
-  std::shared_ptr<const Served> serving;
-  {
-    std::lock_guard<std::mutex> lock(current_mutex);
-    serving = current;
-  }
   if (!now.known) {
     struct stat st;
     if (::stat(path.c_str(), &st) != 0) throw_io_error(path, errno);
   }
-  if (now == serving->id) return false;
+  // Only refresh_locked swaps the pointer, and its caller holds refresh_mutex: no hold needed.
+  if (now == current.load(std::memory_order_acquire)->id) return false;
   FilterInfo info;
   std::unique_ptr<Served> served = open_served(path, options, info);
   adopt(std::move(served), std::move(info));
   return true;
 }
 
-std::shared_ptr<const Served> Reader::Impl::acquire() {
-  if (options.refresh_seconds > 0) {
-    const int64_t now = coarse_now_ns();
-    if (now >= next_check_ns.load(std::memory_order_relaxed)) {
-      std::unique_lock<std::mutex> refreshing(refresh_mutex, std::try_to_lock);
-      if (refreshing.owns_lock() && now >= next_check_ns.load(std::memory_order_relaxed)) {
-        next_check_ns.store(now + int64_t{options.refresh_seconds} * 1000000000,
-                            std::memory_order_relaxed);
-        std::string message;
-        try {
-          refresh_locked();
-        } catch (const std::exception& e) {
-          message = e.what();
-        }
-        std::lock_guard<std::mutex> lock(current_mutex);
-        refresh_error = std::move(message);
-      }
-    }
+void Reader::Impl::maybe_refresh() {
+  if (options.refresh_seconds == 0) return;
+  const int64_t now = coarse_now_ns();
+  if (now < next_check_ns.load(std::memory_order_relaxed)) return;
+  std::unique_lock<std::mutex> refreshing(refresh_mutex, std::try_to_lock);
+  if (!refreshing.owns_lock() || now < next_check_ns.load(std::memory_order_relaxed)) return;
+  next_check_ns.store(now + int64_t{options.refresh_seconds} * 1000000000,
+                      std::memory_order_relaxed);
+  std::string message;
+  try {
+    refresh_locked();
+  } catch (const std::exception& e) {
+    message = e.what();
   }
-  std::lock_guard<std::mutex> lock(current_mutex);
-  return current;
+  std::lock_guard<std::mutex> lock(error_mutex);
+  refresh_error = std::move(message);
 }
 
 template <typename KeyAt>
@@ -311,8 +398,36 @@ Reader open_filter(std::span<const uint8_t> bytes, const OpenOptions& options) {
   return Reader(std::move(impl));
 }
 
+namespace {
+
+// served.query over `count` keys, on several threads when the batch is large (taking runs of
+// kQueryRunKeys in turn, so a thread the system is slow to start holds up nothing): every run is on
+// the same filter, so one call's answers all come from one filter.
+constexpr size_t kQueryRunKeys = 8 * kChunk;
+
+template <typename KeyAt>
+void query_batch(const Served& served, size_t count, const KeyAt& key_at, uint8_t* out) {
+  const unsigned threads = batch_threads(count);
+  if (threads <= 1) {
+    served.query(count, key_at, out);
+    return;
+  }
+  std::atomic<size_t> next{0};
+  detail::run_threads(threads, [&](unsigned) {
+    for (size_t first;
+         (first = next.fetch_add(kQueryRunKeys, std::memory_order_relaxed)) < count;) {
+      const size_t n = std::min(count - first, kQueryRunKeys);
+      served.query(
+          n, [&key_at, first](size_t i) { return key_at(first + i); }, out + first);
+    }
+  });
+}
+
+}  // namespace
+
 bool Reader::contains(std::string_view key) const {
-  const std::shared_ptr<const Served> served = impl_->acquire();
+  impl_->maybe_refresh();
+  const Hold served(*impl_);
   NormScratch scratch;
   if (!served->normaliser.empty()) key = served->normaliser.apply(key, scratch);
   if (key.empty()) return false;  // never added, never reported by `query`
@@ -322,8 +437,10 @@ bool Reader::contains(std::string_view key) const {
 }
 
 void Reader::contains_many(std::span<const std::string_view> keys, uint8_t* out) const {
-  impl_->acquire()->query(
-      keys.size(), [keys](size_t i) { return keys[i]; }, out);
+  impl_->maybe_refresh();
+  const Hold served(*impl_);
+  query_batch(
+      *served, keys.size(), [keys](size_t i) { return keys[i]; }, out);
 }
 
 void Reader::contains_many(const char* data, std::span<const uint64_t> offsets,
@@ -337,14 +454,27 @@ void Reader::contains_many(const char* data, std::span<const uint64_t> offsets,
     }
   }
   const uint64_t* o = offsets.data();
-  impl_->acquire()->query(
-      offsets.size() - 1,
+  impl_->maybe_refresh();
+  const Hold served(*impl_);
+  query_batch(
+      *served, offsets.size() - 1,
       [data, o](size_t i) { return std::string_view(data + o[i], o[i + 1] - o[i]); }, out);
 }
 
+void Reader::contains_separated(std::string_view data, char separator, size_t count,
+                                uint8_t* out) const {
+  const std::vector<uint64_t> starts = separated_starts(data, separator, count);
+  const uint64_t* s = starts.data();
+  const char* bytes = data.data();
+  impl_->maybe_refresh();
+  const Hold served(*impl_);
+  query_batch(
+      *served, count,
+      [bytes, s](size_t i) { return std::string_view(bytes + s[i], s[i + 1] - s[i] - 1); }, out);
+}
+
 const FilterInfo& Reader::info() const noexcept {
-  std::lock_guard<std::mutex> lock(impl_->current_mutex);
-  return *impl_->current->info;
+  return *impl_->current_info.load(std::memory_order_acquire);
 }
 
 const std::string& Reader::path() const noexcept {
@@ -357,7 +487,7 @@ bool Reader::refresh() const {
 }
 
 std::string Reader::last_refresh_error() const {
-  std::lock_guard<std::mutex> lock(impl_->current_mutex);
+  std::lock_guard<std::mutex> lock(impl_->error_mutex);
   return impl_->refresh_error;
 }
 
