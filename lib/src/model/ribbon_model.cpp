@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
-#include <cstdlib>
 #include <string>
 
 #include "bloomtool/error.h"
@@ -16,7 +15,7 @@ namespace {
 
 // Keys per row a bumping layer is sized for: overloaded, so that nearly every row holds a pivot
 // and the keys that do not fit go on.
-constexpr double kBumpingLoad = 1.04;
+constexpr double kBumpingLoad = 1.05;
 // The share of a bumping layer's rows that end up holding a key (bench/ribbon_bench layers, from
 // 10^5 to 10^7 keys: 0.992 to 0.994): only for sizes predicted before a build (`size`).
 constexpr double kExpectedFill = 0.993;
@@ -64,9 +63,8 @@ uint64_t ribbon_plain_slots(uint64_t n) {
 }
 
 uint64_t ribbon_bumping_slots(uint64_t n) {
-  const double load = getenv("BUMP_LOAD") ? atof(getenv("BUMP_LOAD")) : kBumpingLoad;  // TUNE
   const auto blocks = static_cast<uint64_t>(
-      std::ceil(static_cast<double>(n) / load / kRibbonBlockRows));
+      std::ceil(static_cast<double>(n) / kBumpingLoad / kRibbonBlockRows));
   return std::max<uint64_t>(blocks, 3) * kRibbonBlockRows;
 }
 
