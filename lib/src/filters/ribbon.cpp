@@ -83,34 +83,53 @@ RibbonFilter::RibbonFilter(const RibbonParams& params, WordBuffer words, uint64_
                                          " rows");
   }
   const uint64_t* w = words_.data();
-  for (size_t i = 0; i < params_.layers.size(); ++i) {
-    const RibbonLayer& l = params_.layers[i];
-    at_.push_back({w, w + l.code_words()});
-    if (l.slots == 0 && w[0] != 0)
-      throw Error(ErrorCode::kCorrupt, "layer " + std::to_string(i) + " has no rows but a word that is not zero");
-    if (l.bumping) {
-      // The codes must give the bumped starts the header states (the rate model counts them),
-      // and the bits past the last block must be zero.
-      uint64_t bumped = 0, bumped_upper = 0;
-      const uint64_t starts = l.starts();
-      for (uint64_t b = 0; b < l.blocks(); ++b) {
-        const unsigned code = static_cast<unsigned>(w[b / 32] >> (2 * (b % 32))) & 3;
-        const uint64_t n =
-            ribbon_code_bumped(code, detail::ribbon_block_starts(starts, b));
-        bumped += n;
-        if (b < l.upper_blocks) bumped_upper += n;
-      }
-      if (l.blocks() % 32 != 0 && (w[l.blocks() / 32] >> (2 * (l.blocks() % 32))) != 0)
-        throw Error(ErrorCode::kCorrupt, "layer " + std::to_string(i) + " has codes past its last block");
-      if (bumped != l.bumped || bumped_upper != l.bumped_upper) {
-        throw Error(ErrorCode::kCorrupt,
-                    "layer " + std::to_string(i) + " codes bump " + std::to_string(bumped) +
-                        " starts (" + std::to_string(bumped_upper) + " in upper blocks), not " +
-                        std::to_string(l.bumped) + " (" + std::to_string(l.bumped_upper) + ")");
-      }
-    }
+  for (const RibbonLayer& l : params_.layers) {
+    codes_.insert(codes_.end(), w, w + l.code_words());
     w += ribbon_layer_words(l);
   }
+  w = words_.data();
+  for (size_t i = 0, code = 0; i < params_.layers.size(); ++i) {
+    const RibbonLayer& l = params_.layers[i];
+    at_.push_back({codes_.data() + code, w + l.code_words()});
+    code += l.code_words();
+    w += ribbon_layer_words(l);
+    if (l.slots == 0 && at_.back().solution[0] != 0) {
+      throw Error(ErrorCode::kCorrupt,
+                  "layer " + std::to_string(i) + " has no rows but a word that is not zero");
+    }
+    if (!l.bumping) continue;
+    // The codes must give the bumped starts the header states (the rate model counts them), and
+    // the bits past the last block must be zero.
+    const uint64_t* c = at_.back().codes;
+    uint64_t bumped = 0, bumped_upper = 0;
+    const uint64_t starts = l.starts();
+    for (uint64_t b = 0; b < l.blocks(); ++b) {
+      const unsigned code_b = static_cast<unsigned>(c[b / 32] >> (2 * (b % 32))) & 3;
+      const uint64_t n = ribbon_code_bumped(code_b, detail::ribbon_block_starts(starts, b));
+      bumped += n;
+      if (b < l.upper_blocks) bumped_upper += n;
+    }
+    if (l.blocks() % 32 != 0 && (c[l.blocks() / 32] >> (2 * (l.blocks() % 32))) != 0) {
+      throw Error(ErrorCode::kCorrupt,
+                  "layer " + std::to_string(i) + " has codes past its last block");
+    }
+    if (bumped != l.bumped || bumped_upper != l.bumped_upper) {
+      throw Error(ErrorCode::kCorrupt,
+                  "layer " + std::to_string(i) + " codes bump " + std::to_string(bumped) +
+                      " starts (" + std::to_string(bumped_upper) + " in upper blocks), not " +
+                      std::to_string(l.bumped) + " (" + std::to_string(l.bumped_upper) + ")");
+    }
+  }
+}
+
+std::vector<std::pair<uint64_t, uint64_t>> ribbon_code_words(const RibbonParams& p) {
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;
+  uint64_t at = 0;
+  for (const RibbonLayer& l : p.layers) {
+    if (l.code_words() > 0) ranges.emplace_back(at, at + l.code_words());
+    at += ribbon_layer_words(l);
+  }
+  return ranges;
 }
 
 bool RibbonFilter::contains_from(uint64_t h, size_t i) const noexcept {
@@ -137,10 +156,8 @@ void RibbonFilter::visit_probed_words(std::span<const uint64_t> hashes, WordVisi
       if (l.slots == 0) break;
       const RibbonRow row = detail::ribbon_row(h, l.seed, l.starts());
       const uint64_t b = row.start / kRibbonBlockRows;
-      if (l.bumping) {
-        visit(ctx, static_cast<uint64_t>(at_[i].codes - base) + b / 32);
-        if (detail::ribbon_bumped(at_[i].codes, row.start)) continue;
-      }
+      // The codes are the filter's own copy: no payload word to visit.
+      if (l.bumping && detail::ribbon_bumped(at_[i].codes, row.start)) continue;
       const uint64_t first = detail::ribbon_block_offset(l, b);
       const uint64_t last = detail::ribbon_block_offset(l, std::min(b + 3, l.blocks()));
       const auto solution = static_cast<uint64_t>(at_[i].solution - base);

@@ -32,6 +32,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/word_buffer.h"
@@ -40,6 +41,11 @@
 #include "model/ribbon_model.h"
 
 namespace bloomtool {
+
+// The ranges [first, last) of payload words that hold a bumped Ribbon filter's codes: the words
+// a RibbonFilter reads when it is made (with the last payload word), so a raw payload's chunks
+// holding them must be resident then.
+std::vector<std::pair<uint64_t, uint64_t>> ribbon_code_words(const RibbonParams& p);
 
 class RibbonFilter final : public Filter {
  public:
@@ -59,7 +65,7 @@ class RibbonFilter final : public Filter {
                           void* ctx) const noexcept override;
 
  private:
-  // Where layer i's codes and solution begin in words_.
+  // Where layer i's codes (in codes_) and solution (in words_) begin.
   struct LayerAt {
     const uint64_t* codes;
     const uint64_t* solution;
@@ -68,6 +74,10 @@ class RibbonFilter final : public Filter {
 
   RibbonParams params_;
   WordBuffer words_;
+  // The bumping layers' codes, copied when the filter is made: a raw (codec 2) payload's words
+  // are read only in the chunks a query pins (load_filter.cpp), and whether a key goes to the
+  // next layer, so which words it reads there, must be known before.
+  std::vector<uint64_t> codes_;
   std::vector<LayerAt> at_;
 };
 
