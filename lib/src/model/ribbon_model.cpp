@@ -17,8 +17,8 @@ namespace {
 // and the keys that do not fit go on.
 constexpr double kBumpingLoad = 1.05;
 // The share of a bumping layer's rows that end up holding a key (bench/ribbon_bench layers, from
-// 10^5 to 10^7 keys: 0.992 to 0.994): only for sizes predicted before a build (`size`).
-constexpr double kExpectedFill = 0.993;
+// 10^6 and 10^7 keys: 0.993 to 0.995): only for sizes predicted before a build (`size`).
+constexpr double kExpectedFill = 0.995;
 
 // Upper blocks for layer l: the fewest whose rate, with `bumped_before(b)` bumped starts in
 // blocks [0, b), is at most p; sets upper_blocks and bumped_upper.
