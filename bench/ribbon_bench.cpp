@@ -98,13 +98,12 @@ RibbonBuildOptions ribbon_options(double rate) {
 int compare(uint64_t n, double rate, int reps) {
   std::vector<Row> rows;
   for (const uint32_t variant : {1u, 0u}) {
-    rows.push_back(measure(variant == 1 ? "ribbon" : "ribbon0", n, reps,
-                           [&](std::vector<uint64_t>& h) {
-                             RibbonBuildOptions o = ribbon_options(rate);
-                             o.variant = variant;
-                             return std::unique_ptr<Filter>(
-                                 std::move(build_ribbon_filter(h, o).filter));
-                           }));
+    rows.push_back(
+        measure(variant == 1 ? "ribbon" : "ribbon0", n, reps, [&](std::vector<uint64_t>& h) {
+          RibbonBuildOptions o = ribbon_options(rate);
+          o.variant = variant;
+          return std::unique_ptr<Filter>(std::move(build_ribbon_filter(h, o).filter));
+        }));
   }
   rows.push_back(measure("fuse8", n, reps, [&](std::vector<uint64_t>& h) {
     XorBuildOptions o;
@@ -149,10 +148,10 @@ int rate(uint64_t n, double p, uint64_t probes) {
     const RibbonLayer& l = rp.layers[i];
     layers += " [" + std::to_string(r.layer_keys[i]) + " keys, " + std::to_string(l.slots) +
               " rows, fill " +
-              std::to_string(static_cast<double>(r.layer_keys[i] - (i + 1 < r.layer_keys.size()
-                                                                         ? r.layer_keys[i + 1]
-                                                                         : 0)) /
-                             static_cast<double>(std::max<uint64_t>(l.slots, 1))) +
+              std::to_string(
+                  static_cast<double>(r.layer_keys[i] -
+                                      (i + 1 < r.layer_keys.size() ? r.layer_keys[i + 1] : 0)) /
+                  static_cast<double>(std::max<uint64_t>(l.slots, 1))) +
               ", upper " + std::to_string(l.upper_blocks) + "/" + std::to_string(l.blocks()) +
               ", bumped starts " + std::to_string(l.bumped) + "]";
   }
@@ -161,8 +160,8 @@ int rate(uint64_t n, double p, uint64_t probes) {
       "model=%.6g measured=%.6g (x%.4f) redundant=%llu attempts=%u band=%.3fs solve=%.3fs "
       "total=%.3fs\n",
       static_cast<unsigned long long>(n), p, static_cast<double>(rp.slots) / static_cast<double>(n),
-      rp.columns, layers.c_str(), bits, std::log2(1.0 / p),
-      bits / std::log2(1.0 / p), ribbon_model_rate(rp), measured, measured / ribbon_model_rate(rp),
+      rp.columns, layers.c_str(), bits, std::log2(1.0 / p), bits / std::log2(1.0 / p),
+      ribbon_model_rate(rp), measured, measured / ribbon_model_rate(rp),
       static_cast<unsigned long long>(r.redundant), r.attempts, r.band_seconds, r.solve_seconds,
       build);
   return 0;

@@ -168,14 +168,13 @@ void print_ribbon_summary(const XorBuildCliOptions& o, const RibbonBuild& r,
     std::string layers;
     for (const RibbonLayer& l : p.layers)
       layers += (layers.empty() ? "" : " + ") + std::to_string(l.slots);
-    rows = fmt::format("{} in {} layers ({}; {:.2f} % of the keys bumped from the first), {} and "
-                       "{} columns",
-                       p.slots, p.layers.size(), layers,
-                       100.0 * static_cast<double>(r.built.layer_keys.size() > 1
-                                                       ? r.built.layer_keys[1]
-                                                       : 0) /
-                           std::max(1.0, static_cast<double>(r.built.distinct)),
-                       p.columns + 1, p.columns);
+    rows = fmt::format(
+        "{} in {} layers ({}; {:.2f} % of the keys bumped from the first), {} and "
+        "{} columns",
+        p.slots, p.layers.size(), layers,
+        100.0 * static_cast<double>(r.built.layer_keys.size() > 1 ? r.built.layer_keys[1] : 0) /
+            std::max(1.0, static_cast<double>(r.built.distinct)),
+        p.columns + 1, p.columns);
   } else {
     const RibbonLayer& l = p.layers[0];
     rows = l.upper_blocks == 0
@@ -268,8 +267,8 @@ Command register_static(CLI::App& root, const char* name, const char* default_ki
                   "fuse / xor: fingerprint bits, 8 or 16 (default 8): p = 2^-8 or 2^-16")
       ->type_name("BITS");
   app->add_flag("--standard-ribbon", o->standard,
-               "Ribbon: one standard layer (format 1.2, ~1.05 log2(1/p) bits/key, a faster "
-               "build) instead of bumped layers (1.3)");
+                "Ribbon: one standard layer (format 1.2, ~1.05 log2(1/p) bits/key, a faster "
+                "build) instead of bumped layers (1.3)");
   app->add_option("--layout", o->layout, "fuse or xor: the same as --kind (xor-build's option)")
       ->type_name("LAYOUT");
   app->add_option("--max-attempts", o->max_attempts,

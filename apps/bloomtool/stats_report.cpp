@@ -81,7 +81,8 @@ void print_human(StdoutWriter& out, const Report& r, bool first) {
   t += r.path + "\n";
   const bool ribbon = h.kind == FilterKind::kRibbon;
   RibbonParams rp;
-  if (ribbon) (void)ribbon_params_from_file(h.variant, h.k, h.m, h.kind_params, rp);  // checked when loaded
+  if (ribbon)
+    (void)ribbon_params_from_file(h.variant, h.k, h.m, h.kind_params, rp);  // checked when loaded
   if (bloom)
     row("kind", fmt::format("bloom, {} variant", *variant_name(h)));
   else if (ribbon && rp.mixed())
@@ -111,7 +112,8 @@ void print_human(StdoutWriter& out, const Report& r, bool first) {
   } else if (ribbon) {
     if (rp.variant == 1 && rp.layers.size() > 1) {
       std::string layers;
-      for (const RibbonLayer& l : rp.layers) layers += (layers.empty() ? "" : " + ") + std::to_string(l.slots);
+      for (const RibbonLayer& l : rp.layers)
+        layers += (layers.empty() ? "" : " + ") + std::to_string(l.slots);
       row("m", fmt::format("{} rows in {} layers ({}), {:.2f} % of the first layer's starts "
                            "bumped = {} bits ({})",
                            h.m, rp.layers.size(), layers,

@@ -30,7 +30,7 @@ struct GoldenFile {
 // tools/make_golden.sh too.
 inline const std::vector<GoldenFile>& golden_files() {
   constexpr uint64_t kXorSeed = 0xe220a8397b1dcdafull;  // the mapping seed construction settled on
-  constexpr uint64_t kRibbonSeed = 0x7de53de772ea694cull;  // the same for the Ribbon files
+  constexpr uint64_t kRibbonSeed = 0x7de53de772ea694cull;   // the same for the Ribbon files
   constexpr uint64_t kBumpedSeed0 = 0x4396d60dbd8537afull;  // the bumped Ribbon files' layers
   constexpr uint64_t kBumpedSeed1 = 0xe98ff1a0396ff552ull;
   static const std::vector<GoldenFile> files = {

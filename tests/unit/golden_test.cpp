@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "keys/hash.h"
 #include "api/load_filter.h"
-#include "keys/normalise.h"
 #include "golden_files.h"
+#include "keys/hash.h"
+#include "keys/normalise.h"
 
 using namespace bloomtool;
 using bloomtool::test::golden_files;
@@ -29,8 +29,9 @@ std::vector<std::string> golden_keys(const std::string& file = "/golden/keys.txt
 
 }  // namespace
 
-TEST_CASE("golden v1 files (1.0 zstd, 1.1 raw, 1.2 Ribbon, 1.3 bumped Ribbon) still read identically",
-          "[golden]") {
+TEST_CASE(
+    "golden v1 files (1.0 zstd, 1.1 raw, 1.2 Ribbon, 1.3 bumped Ribbon) still read identically",
+    "[golden]") {
   const std::vector<std::string> golden = golden_keys();
   REQUIRE(golden.size() == 40);
   // The bumped Ribbon files hold the first 2,000 test URLs (layers start at 1,025 keys).

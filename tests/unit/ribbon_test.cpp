@@ -52,18 +52,18 @@ TEST_CASE("ribbon: unmix64 undoes mix64", "[ribbon]") {
 TEST_CASE("ribbon: every key is found, at every kind of rate", "[ribbon]") {
   const std::vector<uint64_t> keys = key_hashes("member:", 20000);
   for (const double p : {0.5, 0.3, 0.01, 1.0 / 256, 0.001, 1e-6, 0x1p-30})
-  for (const uint32_t variant : {0u, 1u}) {
-    CAPTURE(p, variant);
-    const RibbonBuildResult r = build_ribbon(keys, p, 1, variant);
-    CHECK(r.filter->params().variant == variant);
-    CHECK(r.filter->params().layers.size() == (variant == 0 ? 1u : 3u));
-    REQUIRE(r.filter);
-    CHECK(r.distinct == keys.size());
-    CHECK(r.duplicates == 0);
-    CHECK(count_present(*r.filter, keys) == keys.size());
-    for (size_t i = 0; i < 200; ++i) CHECK(r.filter->contains_hash(keys[i]));
-    CHECK(count_present(reread(*r.filter), keys) == keys.size());
-  }
+    for (const uint32_t variant : {0u, 1u}) {
+      CAPTURE(p, variant);
+      const RibbonBuildResult r = build_ribbon(keys, p, 1, variant);
+      CHECK(r.filter->params().variant == variant);
+      CHECK(r.filter->params().layers.size() == (variant == 0 ? 1u : 3u));
+      REQUIRE(r.filter);
+      CHECK(r.distinct == keys.size());
+      CHECK(r.duplicates == 0);
+      CHECK(count_present(*r.filter, keys) == keys.size());
+      for (size_t i = 0; i < 200; ++i) CHECK(r.filter->contains_hash(keys[i]));
+      CHECK(count_present(reread(*r.filter), keys) == keys.size());
+    }
 }
 
 TEST_CASE("ribbon: measured rate inside the 99.9% binomial interval of the model", "[ribbon]") {
@@ -71,18 +71,18 @@ TEST_CASE("ribbon: measured rate inside the 99.9% binomial interval of the model
   const std::vector<uint64_t> keys = key_hashes("rate-member:", 100000);
   const std::vector<uint64_t> probes = key_hashes("rate-other:", 2000000);
   for (const double p : {0.01, 0.001, 0.0039})
-  for (const uint32_t variant : {0u, 1u}) {
-    CAPTURE(p, variant);
-    const RibbonBuildResult r = build_ribbon(keys, p, 1, variant);
-    // Bumped Ribbon: about 4% of the starts of the first layer are answered by the next ones.
-    if (variant == 1) CHECK(r.filter->params().layers.at(0).bumped > 3000);
-    const double model = ribbon_model_rate(r.filter->params());
-    CHECK(model <= p);
-    CHECK(model > p * 0.999);  // the mix of column counts meets p, not the next power of two
-    const uint64_t hits = count_present(*r.filter, probes);
-    CAPTURE(hits, model);
-    CHECK(inside_999_interval(hits, probes.size(), model));
-  }
+    for (const uint32_t variant : {0u, 1u}) {
+      CAPTURE(p, variant);
+      const RibbonBuildResult r = build_ribbon(keys, p, 1, variant);
+      // Bumped Ribbon: about 4% of the starts of the first layer are answered by the next ones.
+      if (variant == 1) CHECK(r.filter->params().layers.at(0).bumped > 3000);
+      const double model = ribbon_model_rate(r.filter->params());
+      CHECK(model <= p);
+      CHECK(model > p * 0.999);  // the mix of column counts meets p, not the next power of two
+      const uint64_t hits = count_present(*r.filter, probes);
+      CAPTURE(hits, model);
+      CHECK(inside_999_interval(hits, probes.size(), model));
+    }
 }
 
 TEST_CASE("ribbon: bits per key at 1M keys follow the rate, not whole bits", "[ribbon]") {
@@ -93,21 +93,21 @@ TEST_CASE("ribbon: bits per key at 1M keys follow the rate, not whole bits", "[r
   // Standard: extra rows at 10^6 keys are 3.9%; mixing two column counts costs at most 1.5%
   // more. Bumped (the sizes predicted before a build): about 0.5% of rows without a key, 2 bits
   // of codes per 64 rows, and the mixing.
-  for (const Case c : {Case{0.01, 1.055, 1.025}, Case{0.0039, 1.045, 1.02},
-                       Case{0.001, 1.045, 1.02}, Case{0.0001, 1.05, 1.02},
-                       Case{0x1p-30, 1.045, 1.01}, Case{0.5, 1.045, 1.04}})
-  for (const uint32_t variant : {0u, 1u}) {
-    CAPTURE(c.p, variant);
-    const RibbonParams rp = ribbon_params_for(n, c.p, variant);
-    const double bits = static_cast<double>(rp.solution_bits()) / static_cast<double>(n);
-    const double bound = std::log2(1 / c.p);
-    CAPTURE(bits, bound, rp.columns, rp.layers.size());
-    CHECK(bits < bound * (variant == 0 ? c.most_over_bound : c.bumped_most_over_bound));
-    CHECK(ribbon_model_rate(rp) <= c.p);
-    CHECK(ribbon_model_rate(rp) > c.p * 0.99);
-    CHECK(rp.slots % kRibbonBlockRows == 0);
-    CHECK(ribbon_payload_words(rp) * 64 == rp.solution_bits());
-  }
+  for (const Case c :
+       {Case{0.01, 1.055, 1.025}, Case{0.0039, 1.045, 1.02}, Case{0.001, 1.045, 1.02},
+        Case{0.0001, 1.05, 1.02}, Case{0x1p-30, 1.045, 1.01}, Case{0.5, 1.045, 1.04}})
+    for (const uint32_t variant : {0u, 1u}) {
+      CAPTURE(c.p, variant);
+      const RibbonParams rp = ribbon_params_for(n, c.p, variant);
+      const double bits = static_cast<double>(rp.solution_bits()) / static_cast<double>(n);
+      const double bound = std::log2(1 / c.p);
+      CAPTURE(bits, bound, rp.columns, rp.layers.size());
+      CHECK(bits < bound * (variant == 0 ? c.most_over_bound : c.bumped_most_over_bound));
+      CHECK(ribbon_model_rate(rp) <= c.p);
+      CHECK(ribbon_model_rate(rp) > c.p * 0.99);
+      CHECK(rp.slots % kRibbonBlockRows == 0);
+      CHECK(ribbon_payload_words(rp) * 64 == rp.solution_bits());
+    }
   // Between 2^-7 and 2^-6 the size moves with the rate.
   const RibbonParams a = ribbon_params_for(n, 0.01, 0), b = ribbon_params_for(n, 0.012, 0);
   CHECK(a.columns == 6);
@@ -143,33 +143,33 @@ TEST_CASE("ribbon: a bumped filter as built is within 1.03 times the bound at 1%
 TEST_CASE("ribbon: 0, 1, 2, 7, 63, 64 and 65 keys", "[ribbon]") {
   const std::vector<uint64_t> all = key_hashes("tiny:", 65);
   const std::vector<uint64_t> others = key_hashes("tiny-other:", 100000);
-  for (const size_t n : {size_t{0}, size_t{1}, size_t{2}, size_t{7}, size_t{63}, size_t{64},
-                         size_t{65}})
-  for (const uint32_t variant : {0u, 1u}) {
-    CAPTURE(n, variant);
-    const std::vector<uint64_t> keys(all.begin(), all.begin() + static_cast<ptrdiff_t>(n));
-    const RibbonBuildResult r = build_ribbon(keys, 0.01, 1, variant);
-    REQUIRE(r.filter);
-    CHECK(r.distinct == n);
-    CHECK(r.attempts == 1);
-    const RibbonParams& p = r.filter->params();
-    CHECK(p.layers.size() == 1);  // a standard layer alone, whichever the variant
-    CHECK(r.filter->words().size() == ribbon_payload_words(p));
-    CHECK(count_present(*r.filter, keys) == n);
-    CHECK(count_present(reread(*r.filter), keys) == n);
-    if (n == 0) {
-      CHECK(p.slots == 0);
-      CHECK(r.filter->words().size() == 1);
-      CHECK(r.filter->words()[0] == 0);
-      CHECK(count_present(*r.filter, others) == 0);
-      CHECK(!r.filter->contains_hash(all[0]));
-    } else {
-      CHECK(p.slots == 3 * kRibbonBlockRows);
-      // 100,000 probes against the model rate of 1%.
-      CHECK(inside_999_interval(count_present(*r.filter, others), others.size(),
-                                ribbon_model_rate(p)));
+  for (const size_t n :
+       {size_t{0}, size_t{1}, size_t{2}, size_t{7}, size_t{63}, size_t{64}, size_t{65}})
+    for (const uint32_t variant : {0u, 1u}) {
+      CAPTURE(n, variant);
+      const std::vector<uint64_t> keys(all.begin(), all.begin() + static_cast<ptrdiff_t>(n));
+      const RibbonBuildResult r = build_ribbon(keys, 0.01, 1, variant);
+      REQUIRE(r.filter);
+      CHECK(r.distinct == n);
+      CHECK(r.attempts == 1);
+      const RibbonParams& p = r.filter->params();
+      CHECK(p.layers.size() == 1);  // a standard layer alone, whichever the variant
+      CHECK(r.filter->words().size() == ribbon_payload_words(p));
+      CHECK(count_present(*r.filter, keys) == n);
+      CHECK(count_present(reread(*r.filter), keys) == n);
+      if (n == 0) {
+        CHECK(p.slots == 0);
+        CHECK(r.filter->words().size() == 1);
+        CHECK(r.filter->words()[0] == 0);
+        CHECK(count_present(*r.filter, others) == 0);
+        CHECK(!r.filter->contains_hash(all[0]));
+      } else {
+        CHECK(p.slots == 3 * kRibbonBlockRows);
+        // 100,000 probes against the model rate of 1%.
+        CHECK(inside_999_interval(count_present(*r.filter, others), others.size(),
+                                  ribbon_model_rate(p)));
+      }
     }
-  }
 }
 
 TEST_CASE("ribbon: bumped filters just above the size of one standard layer", "[ribbon]") {
@@ -186,8 +186,8 @@ TEST_CASE("ribbon: bumped filters just above the size of one standard layer", "[
     CHECK(count_present(*r.filter, keys) == n);
     CHECK(count_present(reread(*r.filter), keys) == n);
     CHECK(ribbon_model_rate(p) <= 0.01);
-    CHECK(inside_999_interval(count_present(*r.filter, others), others.size(),
-                              ribbon_model_rate(p)));
+    CHECK(
+        inside_999_interval(count_present(*r.filter, others), others.size(), ribbon_model_rate(p)));
   }
 }
 

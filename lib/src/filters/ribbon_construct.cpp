@@ -29,15 +29,16 @@
 // Bumping (variant 1): a bumping layer has fewer rows than the keys that reach it (about 1/1.05
 // as many). Its keys are sorted by start and banded in that order, block of 64 starts by block.
 // When a key's equation fails (inconsistent, its pivot would land past the end of the section
-// being banded, or kReach rows or more past the end of its block), the block's code becomes the one with the largest threshold at or below the
-// key's offset: the keys at or above it that were already inserted are taken out again
-// (insertion only ever fills empty pivot rows, so clearing the rows they filled restores the band
-// exactly), and every key of the block from the threshold on goes on to the next layer. So each layer ends up with almost
-// every row a pivot; the last layer, for the few hundred or thousand keys left, is a standard
-// Ribbon with rows to spare, and only it is retried with new seeds. The upper blocks of every
-// layer are chosen last, from the last layer to the first, so that the whole rate (each bumped
-// start counting with the next layer's rate) just meets the rate asked for: every row is solved
-// in r + 1 columns, so any choice is consistent with the keys.
+// being banded, or kReach rows or more past the end of its block), the block's code becomes the one
+// with the largest threshold at or below the key's offset: the keys at or above it that were
+// already inserted are taken out again (insertion only ever fills empty pivot rows, so clearing the
+// rows they filled restores the band exactly), and every key of the block from the threshold on
+// goes on to the next layer. So each layer ends up with almost every row a pivot; the last layer,
+// for the few hundred or thousand keys left, is a standard Ribbon with rows to spare, and only it
+// is retried with new seeds. The upper blocks of every layer are chosen last, from the last layer
+// to the first, so that the whole rate (each bumped start counting with the next layer's rate) just
+// meets the rate asked for: every row is solved in r + 1 columns, so any choice is consistent with
+// the keys.
 //
 // Threads: seeding and grouping run on all threads; standard banding cuts the rows into one
 // section per thread (the few equations a section pushes past its end are inserted afterwards,
@@ -202,8 +203,8 @@ bool band_section(std::span<const uint64_t> keys, const RibbonLayer& p, uint64_t
 // sections after it. Whether the keys have a common solution, and the solution back-substitution
 // finds, depend only on the set of equations, not on the order they are inserted in, so the
 // filter is the same for any number of sections. `redundant` counts the keys implied by others.
-bool band(std::span<const uint64_t> keys, const RibbonLayer& p, uint64_t* pivots,
-          uint32_t* results, unsigned threads, uint64_t& redundant) {
+bool band(std::span<const uint64_t> keys, const RibbonLayer& p, uint64_t* pivots, uint32_t* results,
+          unsigned threads, uint64_t& redundant) {
   if (keys.size() < (size_t{1} << 18)) threads = 1;
   std::vector<std::vector<Pending>> overflow(threads);
   std::vector<uint64_t> redundant_of(threads, 0);
@@ -519,9 +520,9 @@ RibbonParams build_standard(std::span<uint64_t> keys, uint64_t& seed, WordBuffer
 // Variant 1: bumping layers while many keys remain, then a standard layer retried with new
 // seeds. `keys` are seeded with seeds[0] and grouped; on return, the keys that stopped in layer
 // i are seeded with seeds[i] and lie in [keys reaching layer i + 1, keys reaching layer i).
-RibbonParams build_bumped(std::span<uint64_t> keys, std::vector<uint64_t>& seeds,
-                          WordBuffer& arena, const RibbonBuildOptions& options, unsigned threads,
-                          RibbonBuildResult& r, WordBuffer& words, bool& ok) {
+RibbonParams build_bumped(std::span<uint64_t> keys, std::vector<uint64_t>& seeds, WordBuffer& arena,
+                          const RibbonBuildOptions& options, unsigned threads, RibbonBuildResult& r,
+                          WordBuffer& words, bool& ok) {
   RibbonParams params;
   params.variant = 1;
   params.columns = ribbon_columns_for(options.rate);
@@ -591,9 +592,9 @@ RibbonParams build_bumped(std::span<uint64_t> keys, std::vector<uint64_t>& seeds
     std::vector<uint64_t> before(l.blocks() + 1, 0);
     for (uint64_t b = 0; b < l.blocks(); ++b) {
       before[b + 1] =
-          before[b] + (l.bumping ? ribbon_code_bumped(codes[i][b],
-                                                      detail::ribbon_block_starts(l.starts(), b))
-                                 : 0);
+          before[b] +
+          (l.bumping ? ribbon_code_bumped(codes[i][b], detail::ribbon_block_starts(l.starts(), b))
+                     : 0);
     }
     detail::ribbon_choose_upper(l, next, options.rate, before);
     next = ribbon_layer_rate(l, next);
@@ -658,8 +659,7 @@ RibbonBuildResult build_from_parts(std::span<const std::span<uint64_t>> parts, u
     params = build_standard(keys, seeds[0], arena, options, threads, r, words, ok);
     if (restore) {
       const uint64_t seed = seeds[0];
-      map_in_place(keys, threads,
-                   [seed](uint64_t k) { return detail::ribbon_unseeded(k, seed); });
+      map_in_place(keys, threads, [seed](uint64_t k) { return detail::ribbon_unseeded(k, seed); });
     }
   } else {
     params = build_bumped(keys, seeds, arena, options, threads, r, words, ok);

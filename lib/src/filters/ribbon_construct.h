@@ -33,9 +33,9 @@ struct RibbonBuildOptions {
 
 struct RibbonBuildResult {
   std::unique_ptr<RibbonFilter> filter;
-  uint64_t distinct = 0;     // distinct hashes the filter holds
-  uint64_t duplicates = 0;   // hashes removed as repeats
-  uint32_t attempts = 0;     // seeds tried for the last layer, the last one kept
+  uint64_t distinct = 0;             // distinct hashes the filter holds
+  uint64_t duplicates = 0;           // hashes removed as repeats
+  uint32_t attempts = 0;             // seeds tried for the last layer, the last one kept
   std::vector<uint64_t> layer_keys;  // keys that reach each layer
   uint64_t redundant = 0;    // keys whose row was a sum of rows banded before it (the last attempt)
   double band_seconds = 0;   // wall-clock time of banding (all attempts)
@@ -54,8 +54,8 @@ class RibbonConstructionError : public Error {
 //
 // Removes repeats from `hashes` in place (the distinct hashes end up, in no particular order, in
 // the first result.distinct entries; the rest is left undefined), then builds the filter, trying
-// a new seed for the last (standard) layer whenever its keys' equations have no common solution. Throws
-// RibbonConstructionError ("construction failed after N attempts") when no seed works within
+// a new seed for the last (standard) layer whenever its keys' equations have no common solution.
+// Throws RibbonConstructionError ("construction failed after N attempts") when no seed works within
 // options.max_attempts, kInvalidArgument on bad options.
 // Deterministic: the same set of hashes, in any order and with any repeats, always gives the same
 // filter, for any thread count.

@@ -61,8 +61,8 @@ inline RibbonRow ribbon_row(uint64_t h, uint64_t seed, uint64_t starts) noexcept
   return ribbon_row_seeded(ribbon_seeded(h, seed), starts);
 }
 
-// The word of block b's first column in its layer's solution: r words a block, one more for each block before b that
-// stores column r.
+// The word of block b's first column in its layer's solution: r words a block, one more for each
+// block before b that stores column r.
 inline uint64_t ribbon_block_offset(const RibbonLayer& p, uint64_t b) noexcept {
   return b * p.columns + std::min(b, ribbon_stored_upper(p));
 }

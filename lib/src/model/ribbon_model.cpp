@@ -63,8 +63,8 @@ uint64_t ribbon_plain_slots(uint64_t n) {
 }
 
 uint64_t ribbon_bumping_slots(uint64_t n) {
-  const auto blocks = static_cast<uint64_t>(
-      std::ceil(static_cast<double>(n) / kBumpingLoad / kRibbonBlockRows));
+  const auto blocks =
+      static_cast<uint64_t>(std::ceil(static_cast<double>(n) / kBumpingLoad / kRibbonBlockRows));
   return std::max<uint64_t>(blocks, 3) * kRibbonBlockRows;
 }
 
@@ -92,8 +92,8 @@ double ribbon_layer_rate(const RibbonLayer& l, double next) noexcept {
   if (s == 0) return 0.0;
   const uint64_t upper = std::min(s, l.upper_blocks * kRibbonBlockRows);
   const double bu = static_cast<double>(std::min(l.bumped_upper, upper));
-  const double bl = static_cast<double>(std::min(l.bumped - std::min(l.bumped, l.bumped_upper),
-                                                 s - upper));
+  const double bl =
+      static_cast<double>(std::min(l.bumped - std::min(l.bumped, l.bumped_upper), s - upper));
   return ((static_cast<double>(upper) - bu) * std::ldexp(1.0, -static_cast<int>(l.columns) - 1) +
           (static_cast<double>(s - upper) - bl) * std::ldexp(1.0, -static_cast<int>(l.columns)) +
           (bu + bl) * next) /

@@ -21,7 +21,7 @@ inline constexpr uint32_t kRibbonWidth = 128;      // coefficient bits of a key
 inline constexpr uint32_t kRibbonMaxColumns = 31;  // r + 1 at p = 2^-30
 inline constexpr double kRibbonMinRate = 0x1p-30;  // the rates a Ribbon filter is built for
 inline constexpr double kRibbonMaxRate = 0.5;
-inline constexpr uint32_t kRibbonMaxLayers = 8;    // layers of a bumped Ribbon filter
+inline constexpr uint32_t kRibbonMaxLayers = 8;  // layers of a bumped Ribbon filter
 // A bumping layer's 2-bit code c for a block: keys whose start lies in the block at an offset
 // (start mod 64) of kRibbonKeepBelow[c] or more go to the next layer.
 inline constexpr std::array<uint32_t, 4> kRibbonKeepBelow = {64, 40, 24, 0};
@@ -116,7 +116,8 @@ inline uint64_t ribbon_stored_upper(const RibbonLayer& p) noexcept {
 // Starts in block b of a layer with `starts` starts.
 inline uint64_t ribbon_block_starts(uint64_t starts, uint64_t b) noexcept {
   const uint64_t first = b * kRibbonBlockRows;
-  return first >= starts ? 0 : (starts - first < kRibbonBlockRows ? starts - first : kRibbonBlockRows);
+  return first >= starts ? 0
+                         : (starts - first < kRibbonBlockRows ? starts - first : kRibbonBlockRows);
 }
 
 // The upper block count that brings a layer's rate (bumped starts counting `next`) to at most
