@@ -64,6 +64,7 @@ std::string human_age(int64_t seconds) {
 }  // namespace
 
 std::optional<std::string> variant_name(const FilterHeader& h) {
+  if (h.kind == FilterKind::kRibbon) return std::string(h.variant == 1 ? "bumped" : "standard");
   if (h.kind != FilterKind::kBloom) return std::nullopt;
   return bloom_variant_name(static_cast<BloomVariant>(h.variant));
 }

@@ -69,6 +69,7 @@ run "$BT" stats r.bf --measure 200000 --json
 expect_rc 0 "stats --measure"
 echo "$OUT" >r.json
 expect_eq "$(jget r.json /kind)" "ribbon" "JSON kind"
+expect_eq "$(jget r.json /variant)" "bumped" "JSON variant"
 expect_eq "$(jget r.json /measurement/verdict)" "consistent" "measured rate consistent with the model"
 bits=$(jget r.json /filter_bits)
 expect_eq "$bits" "$(( ($(u64_at r.bf 88)) * 8 ))" "filter bits are the payload's"
@@ -117,6 +118,7 @@ expect_eq "$OUT" "22000" "standard: every line found"
 run "$BT" stats std.bf --measure 100000 --json
 echo "$OUT" >std.json
 expect_eq "$(jget std.json /measurement/verdict)" "consistent" "standard: measured rate consistent"
+expect_eq "$(jget std.json /variant)" "standard" "standard: JSON variant"
 
 # Tiny inputs.
 : >empty
