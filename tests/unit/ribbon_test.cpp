@@ -212,6 +212,16 @@ TEST_CASE("ribbon: repeats are removed and change nothing", "[ribbon]") {
   CHECK(a.filter->params().kind_params() == b.filter->params().kind_params());
   CHECK(std::equal(a.filter->words().begin(), a.filter->words().end(), b.filter->words().begin(),
                    b.filter->words().end()));
+  // 3,000 keys three times each: grouped as 9,000 hashes, banded as 3,000 in two layers.
+  const std::vector<uint64_t> three = key_hashes("dup-three:", 3000);
+  std::vector<uint64_t> tripled;
+  for (int i = 0; i < 3; ++i) tripled.insert(tripled.end(), three.begin(), three.end());
+  const RibbonBuildResult t = build_ribbon(tripled, 0.01);
+  CHECK(t.distinct == three.size());
+  CHECK(t.filter->params().layers.size() == 2);
+  CHECK(count_present(*t.filter, three) == three.size());
+  CHECK(t.filter->params().kind_params() ==
+        build_ribbon(three, 0.01).filter->params().kind_params());
   // One key a thousand times.
   const RibbonBuildResult one = build_ribbon(std::vector<uint64_t>(1000, keys[0]), 0.01);
   CHECK(one.distinct == 1);

@@ -297,12 +297,17 @@ void map_in_place(std::span<uint64_t> keys, unsigned threads, F f) {
 
 // Orders keys that group_unique or group_by_top_bits has grouped by their top bits by their start
 // in a layer of `starts` starts: each group on its own, by counting (a group's keys have starts
-// in a range about as long as the group; below 8,192 keys they are sorted already). Keys with
+// in a range about as long as the group; below 8,192 keys, by sorting them). Keys with
 // the same start stay in an order that depends only on the set: the band a bumping layer
 // builds depends only on the set of equations inserted before each one.
 void sort_by_start(std::span<uint64_t> keys, uint64_t starts, unsigned threads) {
   const size_t n = keys.size();
-  if (n < 8192) return;
+  if (n < 8192) {
+    // Sorted already when grouping saw fewer than 8,192 hashes; not when repeats brought more
+    // down to these.
+    std::sort(keys.begin(), keys.end());
+    return;
+  }
   const int shift = 64 - group_top_bits(n);
   const uint64_t groups = uint64_t{1} << (64 - shift);
   if (n < (size_t{1} << 18)) threads = 1;
