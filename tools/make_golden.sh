@@ -33,9 +33,10 @@ trap 'rm -rf "$tmp"' EXIT
 install -m 600 testdata/golden/golden-signing.key "$tmp/golden-signing.key"
 signing_key=$tmp/golden-signing.key
 
-# Bumped Ribbon has layers from 1,025 keys on: the first 2,000 lines of the 10,000 test URLs.
-bumped_keys=$tmp/urls-2000.txt
-head -n 2000 testdata/urls-10k.txt >"$bumped_keys"
+# Bumped Ribbon has layers from 1,025 keys on: the golden keys, then the first 1,960 test URLs
+# (2,000 keys; every golden file holds the golden keys).
+bumped_keys=$tmp/keys-2000.txt
+{ cat "$keys"; head -n 1960 testdata/urls-10k.txt; } >"$bumped_keys"
 
 # name | arguments after "bloomtool" (the output path is appended as -o). One line per golden file;
 # a new kind or format feature gets a new line here and an entry in tests/unit/golden_files.h.
