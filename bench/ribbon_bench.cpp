@@ -7,7 +7,11 @@
 //                                        false-positive rate over the N non-members, and the
 //                                        lower bound n log2(1/p) of the rate measured
 //   ribbon_bench rate N RATE PROBES      a Ribbon filter's bits/key, modelled rate, redundant
-//                                        keys and measured rate over PROBES non-members
+//                                        keys, its layers and measured rate over PROBES
+//                                        non-members
+//
+// compare shows bumped Ribbon ("ribbon") and standard Ribbon ("ribbon0"); rate and attempts build
+// bumped Ribbon unless RIBBON_VARIANT=0, on RIBBON_THREADS threads (default 1).
 //
 // Keys are splitmix64 outputs of 1..N; non-members of 2^62 + 1.. (distinct from the keys).
 #include <time.h>
@@ -81,13 +85,26 @@ Row measure(const std::string& name, uint64_t n, int reps, Build build) {
   return row;
 }
 
+RibbonBuildOptions ribbon_options(double rate) {
+  RibbonBuildOptions o;
+  o.rate = rate;
+  const char* v = std::getenv("RIBBON_VARIANT");
+  o.variant = v != nullptr ? static_cast<uint32_t>(std::atoi(v)) : 1;
+  const char* t = std::getenv("RIBBON_THREADS");
+  o.threads = t != nullptr ? static_cast<unsigned>(std::atoi(t)) : 1;
+  return o;
+}
+
 int compare(uint64_t n, double rate, int reps) {
   std::vector<Row> rows;
-  rows.push_back(measure("ribbon", n, reps, [&](std::vector<uint64_t>& h) {
-    RibbonBuildOptions o;
-    o.rate = rate;
-    return std::unique_ptr<Filter>(std::move(build_ribbon_filter(h, o).filter));
-  }));
+  for (const uint32_t variant : {1u, 0u}) {
+    rows.push_back(
+        measure(variant == 1 ? "ribbon" : "ribbon0", n, reps, [&](std::vector<uint64_t>& h) {
+          RibbonBuildOptions o = ribbon_options(rate);
+          o.variant = variant;
+          return std::unique_ptr<Filter>(std::move(build_ribbon_filter(h, o).filter));
+        }));
+  }
   rows.push_back(measure("fuse8", n, reps, [&](std::vector<uint64_t>& h) {
     XorBuildOptions o;
     return std::unique_ptr<Filter>(std::move(build_xor_filter(h, o).filter));
@@ -110,8 +127,7 @@ int compare(uint64_t n, double rate, int reps) {
 
 int rate(uint64_t n, double p, uint64_t probes) {
   std::vector<uint64_t> keys = hashes(1, n);
-  RibbonBuildOptions o;
-  o.rate = p;
+  const RibbonBuildOptions o = ribbon_options(p);
   const double t0 = now();
   RibbonBuildResult r = build_ribbon_filter(keys, o);
   const double build = now() - t0;
@@ -127,14 +143,25 @@ int rate(uint64_t n, double p, uint64_t probes) {
   }
   const double measured = static_cast<double>(fp) / static_cast<double>(probes);
   const double bits = static_cast<double>(rp.solution_bits()) / static_cast<double>(n);
+  std::string layers;
+  for (size_t i = 0; i < rp.layers.size(); ++i) {
+    const RibbonLayer& l = rp.layers[i];
+    layers += " [" + std::to_string(r.layer_keys[i]) + " keys, " + std::to_string(l.slots) +
+              " rows, fill " +
+              std::to_string(
+                  static_cast<double>(r.layer_keys[i] -
+                                      (i + 1 < r.layer_keys.size() ? r.layer_keys[i + 1] : 0)) /
+                  static_cast<double>(std::max<uint64_t>(l.slots, 1))) +
+              ", upper " + std::to_string(l.upper_blocks) + "/" + std::to_string(l.blocks()) +
+              ", bumped starts " + std::to_string(l.bumped) + "]";
+  }
   std::printf(
-      "n=%llu p=%g slots/key=%.4f r=%u upper=%llu/%llu bits/key=%.4f bound=%.4f ratio=%.4f "
+      "n=%llu p=%g slots/key=%.4f r=%u layers=%s bits/key=%.4f bound=%.4f ratio=%.4f "
       "model=%.6g measured=%.6g (x%.4f) redundant=%llu attempts=%u band=%.3fs solve=%.3fs "
       "total=%.3fs\n",
       static_cast<unsigned long long>(n), p, static_cast<double>(rp.slots) / static_cast<double>(n),
-      rp.columns, static_cast<unsigned long long>(rp.upper_blocks),
-      static_cast<unsigned long long>(rp.blocks()), bits, std::log2(1.0 / p),
-      bits / std::log2(1.0 / p), ribbon_model_rate(rp), measured, measured / p,
+      rp.columns, layers.c_str(), bits, std::log2(1.0 / p), bits / std::log2(1.0 / p),
+      ribbon_model_rate(rp), measured, measured / ribbon_model_rate(rp),
       static_cast<unsigned long long>(r.redundant), r.attempts, r.band_seconds, r.solve_seconds,
       build);
   return 0;
@@ -148,8 +175,7 @@ int attempts(uint64_t n, double p, int trials) {
   double band = 0;
   for (int t = 0; t < trials; ++t) {
     std::vector<uint64_t> keys = hashes((uint64_t{static_cast<unsigned>(t)} + 1) << 40, n);
-    RibbonBuildOptions o;
-    o.rate = p;
+    const RibbonBuildOptions o = ribbon_options(p);
     RibbonBuildResult r;
     try {
       r = build_ribbon_filter(keys, o);

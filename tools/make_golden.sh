@@ -33,6 +33,11 @@ trap 'rm -rf "$tmp"' EXIT
 install -m 600 testdata/golden/golden-signing.key "$tmp/golden-signing.key"
 signing_key=$tmp/golden-signing.key
 
+# Bumped Ribbon has layers from 1,025 keys on: the golden keys, then the first 1,960 test URLs
+# (2,000 keys; every golden file holds the golden keys).
+bumped_keys=$tmp/keys-2000.txt
+{ cat "$keys"; head -n 1960 testdata/urls-10k.txt; } >"$bumped_keys"
+
 # name | arguments after "bloomtool" (the output path is appended as -o). One line per golden file;
 # a new kind or format feature gets a new line here and an entry in tests/unit/golden_files.h.
 golden=(
@@ -48,10 +53,12 @@ golden=(
   "v1.1-raw-bloom-blocked.bf|build -q --threads 1 -m 1024 -k 6 --variant blocked --codec raw --label golden-blocked $keys"
   "v1.1-raw-xor-8.bf|xor-build -q --threads 1 --layout xor --fingerprint 8 --codec raw --label golden-xor $keys"
   "v1.1-raw-fuse-16.bf|xor-build -q --threads 1 --layout fuse --fingerprint 16 --codec raw --label golden-fuse $keys"
-  "v1.2-ribbon.bf|build-static -q --threads 1 --kind ribbon -p 1% --label golden-ribbon $keys"
-  "v1.2-raw-ribbon.bf|build-static -q --threads 1 --kind ribbon -p 0.1% --codec raw --label golden-ribbon-raw $keys"
+  "v1.2-ribbon.bf|build-static -q --threads 1 --kind ribbon --standard-ribbon -p 1% --label golden-ribbon $keys"
+  "v1.2-raw-ribbon.bf|build-static -q --threads 1 --kind ribbon --standard-ribbon -p 0.1% --codec raw --label golden-ribbon-raw $keys"
+  "v1.3-ribbon-bumped.bf|build-static -q --threads 1 -p 1% --label golden-ribbon-bumped $bumped_keys"
+  "v1.3-raw-ribbon-bumped.bf|build-static -q --threads 1 -p 0.1% --codec raw --label golden-ribbon-bumped-raw $bumped_keys"
   "v1.3-fuse-8-partitioned.bf|build-static -q --threads 1 --kind fuse --partitions 4 --label golden-partitioned $keys"
-  "v1.3-raw-ribbon-partitioned.bf|build-static -q --threads 1 --kind ribbon -p 1% --partitions 2 --codec raw --label golden-partitioned-raw $keys"
+  "v1.3-raw-ribbon-partitioned.bf|build-static -q --threads 1 --kind ribbon --standard-ribbon -p 1% --partitions 2 --codec raw --label golden-partitioned-raw $keys"
 )
 
 for entry in "${golden[@]}"; do

@@ -30,6 +30,7 @@ struct XorBuildCliOptions {
   std::string p;                        // -p: Ribbon's rate
   std::string fingerprint;              // -f: fuse / xor
   std::string layout;                   // --layout: fuse / xor (xor-build's option)
+  bool standard = false;                // --standard-ribbon: one layer, no bumping
   std::string max_attempts = std::to_string(kXorDefaultMaxAttempts);
   std::string memory;      // --memory: the hash budget (parse_spill_options)
   std::string tmpdir;      // --tmpdir: where hashes that do not fit are spilled
@@ -131,6 +132,10 @@ std::string kind_of(const XorBuildCliOptions& o) {
     throw Error(ErrorCode::kInvalidArgument,
                 "--fingerprint: Ribbon filters take any rate with -p instead");
   }
+  if (kind != "ribbon" && o.standard) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "--standard-ribbon: " + kind + " filters have no Ribbon variant");
+  }
   if (kind != "ribbon" && !o.p.empty()) {
     throw Error(ErrorCode::kInvalidArgument,
                 "-p: " + kind +
@@ -155,6 +160,7 @@ RibbonBuildOptions parse_ribbon_options(const XorBuildCliOptions& o) {
                 "-p: a Ribbon filter's rate must be between 2^-30 (9.3e-10) and 50%, not " + o.p);
   }
   b.max_attempts = parse_attempts(o);
+  b.variant = o.standard ? 0 : 1;
   return b;
 }
 
@@ -236,11 +242,25 @@ void print_ribbon_summary(const XorBuildCliOptions& o, const RibbonBuild& r,
   }
   const double n = static_cast<double>(r.built.distinct);
   const double bits = static_cast<double>(p.solution_bits());
-  const std::string rows =
-      p.upper_blocks == 0
-          ? fmt::format("{} ({} blocks of 64, {} columns)", p.slots, p.blocks(), p.columns)
-          : fmt::format("{} ({} of {} blocks of 64 with {} columns, the rest {})", p.slots,
-                        p.upper_blocks, p.blocks(), p.columns + 1, p.columns);
+  std::string rows;
+  if (p.layers.size() > 1) {
+    std::string layers;
+    for (const RibbonLayer& l : p.layers)
+      layers += (layers.empty() ? "" : " + ") + std::to_string(l.slots);
+    rows = fmt::format(
+        "{} in {} layers ({}; {:.2f} % of the keys bumped from the first), {} and "
+        "{} columns",
+        p.slots, p.layers.size(), layers,
+        100.0 * static_cast<double>(r.built.layer_keys.size() > 1 ? r.built.layer_keys[1] : 0) /
+            std::max(1.0, static_cast<double>(r.built.distinct)),
+        p.columns + 1, p.columns);
+  } else {
+    const RibbonLayer& l = p.layers[0];
+    rows = l.upper_blocks == 0
+               ? fmt::format("{} ({} blocks of 64, {} columns)", p.slots, l.blocks(), p.columns)
+               : fmt::format("{} ({} of {} blocks of 64 with {} columns, the rest {})", p.slots,
+                             l.upper_blocks, l.blocks(), p.columns + 1, p.columns);
+  }
   const std::string per_key =
       r.built.distinct == 0
           ? std::string("0.00")
@@ -373,7 +393,7 @@ Command register_static(CLI::App& root, const char* name, const char* default_ki
   o->args.out.add_output(*app);
   app->add_option("--kind", o->kind,
                   first_name ? "ribbon, fuse or xor (default fuse)"
-                             : "ribbon (default: any rate, ~1.05 log2(1/p) bits/key), fuse "
+                             : "ribbon (default: any rate, ~1.02 log2(1/p) bits/key), fuse "
                                "(binary fuse, p = 2^-f, ~1.13 f bits/key) or xor (~1.23 f)")
       ->type_name("KIND");
   app->add_option("-p,--fpr", o->p,
@@ -383,12 +403,16 @@ Command register_static(CLI::App& root, const char* name, const char* default_ki
   app->add_option("-f,--fingerprint", o->fingerprint,
                   "fuse / xor: fingerprint bits, 8 or 16 (default 8): p = 2^-8 or 2^-16")
       ->type_name("BITS");
+  app->add_flag("--standard-ribbon", o->standard,
+                "Ribbon: one standard layer (format 1.2, ~1.05 log2(1/p) bits/key, a faster "
+                "build) instead of bumped layers (1.3)");
   app->add_option("--layout", o->layout, "fuse or xor: the same as --kind (xor-build's option)")
       ->type_name("LAYOUT");
   app->add_option("--partitions", o->partitions,
                   "Split the keys by their hash into P independent filters built in parallel: "
-                  "auto (default: partitions of at most 2^21 keys, none below), 1 (none) or a "
-                  "power of two from 2 to 65536")
+                  "auto (default: fuse and xor in partitions of at most 2^21 keys, none below; "
+                  "Ribbon none), 1 (none) or a power of two from 2 to 65536 (Ribbon partitions "
+                  "are standard Ribbon)")
       ->type_name("P");
   app->add_option("--part", o->part,
                   "Build only partition I or partitions I-J of --partitions P (one host's share; "

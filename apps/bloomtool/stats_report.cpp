@@ -64,6 +64,7 @@ std::string human_age(int64_t seconds) {
 }  // namespace
 
 std::optional<std::string> variant_name(const FilterHeader& h) {
+  if (h.kind == FilterKind::kRibbon) return std::string(h.variant == 1 ? "bumped" : "standard");
   if (h.kind != FilterKind::kBloom) return std::nullopt;
   return bloom_variant_name(static_cast<BloomVariant>(h.variant));
 }
@@ -81,10 +82,11 @@ void print_human(StdoutWriter& out, const Report& r, bool first) {
   t += r.path + "\n";
   const bool ribbon = h.kind == FilterKind::kRibbon;
   RibbonParams rp;
-  if (ribbon) (void)ribbon_params_from_file(h.k, h.m, h.kind_params, rp);  // checked when loaded
+  if (ribbon)
+    (void)ribbon_params_from_file(h.variant, h.k, h.m, h.kind_params, rp);  // checked when loaded
   if (bloom)
     row("kind", fmt::format("bloom, {} variant", *variant_name(h)));
-  else if (ribbon && rp.upper_blocks > 0)
+  else if (ribbon && rp.mixed())
     row("kind",
         fmt::format("ribbon, {}- and {}-bit fingerprints (fractional: {:.3f} bits a row)", h.k,
                     h.k + 1, static_cast<double>(s.filter_bits) / static_cast<double>(h.m)));
@@ -109,13 +111,26 @@ void print_human(StdoutWriter& out, const Report& r, bool first) {
     row("m", fmt::format("{} bits ({})", h.m, format_bytes(h.payload_raw_bytes)));
     row("k", fmt::format("{} hashes per key", h.k));
   } else if (ribbon) {
-    row("m", rp.upper_blocks == 0
-                 ? fmt::format("{} rows of {} bits = {} bits ({})", h.m, h.k, s.filter_bits,
-                               format_bytes(h.payload_raw_bytes))
-                 : fmt::format("{} rows, {} blocks of 64: {} of {} bits, the rest of {} = {} bits "
-                               "({})",
-                               h.m, rp.blocks(), rp.upper_blocks, h.k + 1, h.k, s.filter_bits,
-                               format_bytes(h.payload_raw_bytes)));
+    if (rp.variant == 1 && rp.layers.size() > 1) {
+      std::string layers;
+      for (const RibbonLayer& l : rp.layers)
+        layers += (layers.empty() ? "" : " + ") + std::to_string(l.slots);
+      row("m", fmt::format("{} rows in {} layers ({}), {:.2f} % of the first layer's starts "
+                           "bumped = {} bits ({})",
+                           h.m, rp.layers.size(), layers,
+                           100.0 * static_cast<double>(rp.layers[0].bumped) /
+                               static_cast<double>(rp.layers[0].starts()),
+                           s.filter_bits, format_bytes(h.payload_raw_bytes)));
+    } else {
+      const RibbonLayer l = rp.layers.empty() ? RibbonLayer{} : rp.layers[0];
+      row("m", l.upper_blocks == 0
+                   ? fmt::format("{} rows of {} bits = {} bits ({})", h.m, h.k, s.filter_bits,
+                                 format_bytes(h.payload_raw_bytes))
+                   : fmt::format("{} rows, {} blocks of 64: {} of {} bits, the rest of {} = {} "
+                                 "bits ({})",
+                                 h.m, l.blocks(), l.upper_blocks, h.k + 1, h.k, s.filter_bits,
+                                 format_bytes(h.payload_raw_bytes)));
+    }
   } else {
     row("m", fmt::format("{} slots of {} bits = {} bits ({})", h.m, h.k, s.filter_bits,
                          format_bytes(h.payload_raw_bytes)));

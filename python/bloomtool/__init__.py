@@ -594,9 +594,10 @@ class Filter:
     @property
     def info(self) -> Dict[str, Any]:
         """The filter's facts, named as ``bloomtool stats --json`` names them: kind, variant (None
-        unless Bloom), format_version, m, k, hash, hash_id, seed, distinct_keys (n), keys_added,
-        model_fpr (the model's p), label, created_unix, normalisation, file_bytes, signature
-        (a dict: signed, key_id or None, verified), path."""
+        unless Bloom or Ribbon), format_version, m, k, hash, hash_id, seed, distinct_keys (n),
+        keys_added, model_fpr (the model's p), label, created_unix, normalisation, file_bytes,
+        signature (a dict: signed, key_id or None, verified), path."""
+        self._check_open()
         # Read anew: an automatic refresh (refresh_seconds) may have switched filters.
         self._info = self._read_info()
         info = dict(self._info)

@@ -15,7 +15,7 @@ u64_at() { od -An -t u8 -j "$2" -N 8 --endian=little "$1" | tr -d ' '; }
 u32_at() { od -An -t u4 -j "$2" -N 4 --endian=little "$1" | tr -d ' '; }
 u16_at() { od -An -t u2 -j "$2" -N 2 --endian=little "$1" | tr -d ' '; }
 
-# build-static builds a Ribbon filter at 1% by default.
+# build-static builds a bumped Ribbon filter at 1% by default.
 run "$BT" build-static -o r.bf keys
 expect_rc 0 "build-static default"
 expect_eq "$OUT" "" "nothing on stdout"
@@ -23,10 +23,11 @@ expect_match "$ERR" "^bloomtool: wrote r.bf: Ribbon" "summary title"
 expect_match "$ERR" "duplicates +2000 \(removed\)" "summary: duplicates"
 expect_match "$ERR" "distinct keys +20000 \(exact\)" "summary: distinct keys"
 expect_match "$ERR" "model p +0.0099[0-9]* \(asked for 0.01\)" "summary: model p"
-expect_match "$ERR" "rows +[0-9]+ \([0-9]+ of [0-9]+ blocks of 64 with 7 columns, the rest 6\)" "summary: mixed columns"
+expect_match "$ERR" "rows +[0-9]+ in 3 layers \([0-9]+ \+ [0-9]+ \+ [0-9]+; [0-9.]+ % of the keys bumped from the first\), 7 and 6 columns" "summary: layers"
 expect_match "$ERR" "measured p .*is consistent" "summary: quick measurement"
 expect_eq "$(u32_at r.bf 24)" "4" "kind 4 = Ribbon"
-expect_eq "$(u16_at r.bf 10)" "2" "format 1.2"
+expect_eq "$(u16_at r.bf 10)" "3" "format 1.3"
+expect_eq "$(u32_at r.bf 28)" "1" "variant 1 = bumped"
 expect_eq "$(u32_at r.bf 36)" "6" "k = lower column count"
 expect_eq "$(u64_at r.bf 72)" "20000" "distinct_estimate is exact"
 
@@ -61,12 +62,14 @@ expect_same_file big-1.bf big-2.bf "300,000 keys, 1 and 2 threads"
 run "$BT" stats r.bf
 expect_rc 0 "stats"
 expect_match "$OUT" "kind +ribbon, 6- and 7-bit fingerprints" "stats kind"
-expect_match "$OUT" "format +1.2" "stats format"
+expect_match "$OUT" "format +1.3" "stats format"
+expect_match "$OUT" "m +[0-9]+ rows in 3 layers \([0-9]+ \+ [0-9]+ \+ 192\), [0-9.]+ % of the first layer's starts bumped" "stats rows"
 expect_match "$OUT" "uniformity +not applicable" "no fill"
 run "$BT" stats r.bf --measure 200000 --json
 expect_rc 0 "stats --measure"
 echo "$OUT" >r.json
 expect_eq "$(jget r.json /kind)" "ribbon" "JSON kind"
+expect_eq "$(jget r.json /variant)" "bumped" "JSON variant"
 expect_eq "$(jget r.json /measurement/verdict)" "consistent" "measured rate consistent with the model"
 bits=$(jget r.json /filter_bits)
 expect_eq "$bits" "$(( ($(u64_at r.bf 88)) * 8 ))" "filter bits are the payload's"
@@ -78,7 +81,7 @@ expect_rc 0 "gate --max-fpr passes"
 
 # size: a Ribbon row next to the lower bound.
 run "$BT" size -n 1M -p 1%
-expect_match "$OUT" "Ribbon +1000000 +[0-9]+ .* 6\.98[0-9]* +- +0\.0099" "size: Ribbon row"
+expect_match "$OUT" "Ribbon +1000000 +[0-9]+ .* 6\.78[0-9]* +- +0\.0099" "size: Ribbon row"
 
 # merge refuses, convert keeps the answers, signatures work as for any kind.
 run "$BT" merge -o merged.bf r.bf r.bf
@@ -97,7 +100,25 @@ run "$BT" build-static -q --sign signer.key -o signed.bf keys
 expect_rc 0 "build-static --sign"
 run "$BT" stats signed.bf --verify-signature signer.pub
 expect_rc 0 "signature verifies"
-expect_eq "$(u16_at signed.bf 10)" "2" "a signed Ribbon file stays 1.2"
+expect_eq "$(u16_at signed.bf 10)" "3" "a signed bumped Ribbon file stays 1.3"
+
+# --standard-ribbon: one layer, format 1.2, as before bumping; larger, and answers the same way.
+run "$BT" build-static --standard-ribbon -o std.bf keys
+expect_rc 0 "build-static --standard-ribbon"
+expect_match "$ERR" "rows +[0-9]+ \([0-9]+ of [0-9]+ blocks of 64 with 7 columns, the rest 6\)" "standard: mixed columns"
+expect_eq "$(u16_at std.bf 10)" "2" "standard: format 1.2"
+expect_eq "$(u32_at std.bf 28)" "0" "standard: variant 0"
+# From 10^5 keys on, the bumped filter is the smaller (at 20,000 its small last layers cost more).
+"$BT" build-static -q --standard-ribbon -o big-std.bf big
+[ "$(stat -c %s big-std.bf)" -gt "$(( $(stat -c %s big-1.bf) * 102 / 100 ))" ] ||
+  fail "300,000 keys: the standard filter is not 2% larger than the bumped one"
+CHECKS=$((CHECKS + 1))
+run "$BT" query std.bf keys --count
+expect_eq "$OUT" "22000" "standard: every line found"
+run "$BT" stats std.bf --measure 100000 --json
+echo "$OUT" >std.json
+expect_eq "$(jget std.json /measurement/verdict)" "consistent" "standard: measured rate consistent"
+expect_eq "$(jget std.json /variant)" "standard" "standard: JSON variant"
 
 # Tiny inputs.
 : >empty
@@ -136,5 +157,6 @@ check_bad "--fingerprint: Ribbon filters take any rate with -p instead" --kind r
 check_bad "-p: fuse filters have p = 2^-8 or 2^-16 (--fingerprint); -p is for --kind ribbon" --kind fuse -p 1%
 check_bad "--kind: unknown kind 'bloom' (expected ribbon, fuse or xor)" --kind bloom
 check_bad "--layout xor and --kind ribbon: give one of them" --kind ribbon --layout xor
+check_bad "--standard-ribbon: fuse filters have no Ribbon variant" --kind fuse --standard-ribbon
 
 finish

@@ -72,13 +72,15 @@ std::optional<Built> build_xor(uint64_t p, std::vector<uint64_t> hashes) {
 }
 
 // Ribbon at a rate from 2^-1 to 2^-30 (p's low 5 bits pick the exponent, the next 8 a fraction
-// of the step to the next one). Construction may run out of attempts on a fuzzed key set.
+// of the step to the next one; bit 16 the standard variant). Construction may run out of attempts
+// on a fuzzed key set.
 std::optional<Built> build_ribbon(uint64_t p, std::vector<uint64_t> hashes) {
   RibbonBuildOptions o;
   const double exponent =
       1.0 + static_cast<double>(p % 30) + static_cast<double>((p >> 5) & 0xFF) / 256.0;
   o.rate = std::max(kRibbonMinRate, std::exp2(-exponent));
   o.max_attempts = 1 + (p >> 13) % 8;
+  o.variant = (p >> 16) & 1 ? 0 : 1;
   RibbonBuildResult r;
   try {
     r = build_ribbon_filter(hashes, o);
@@ -89,7 +91,7 @@ std::optional<Built> build_ribbon(uint64_t p, std::vector<uint64_t> hashes) {
   const RibbonParams& rp = r.filter->params();
   Built b;
   b.header.kind = FilterKind::kRibbon;
-  b.header.variant = 0;
+  b.header.variant = rp.variant;
   b.header.m = rp.slots;
   b.header.k = rp.columns;
   b.kind_params = rp.kind_params();

@@ -63,6 +63,10 @@ struct Image {
     fix_header();
   }
   template <typename T>
+  T get(size_t offset) const {
+    return le::load<T>(&b[offset]);
+  }
+  template <typename T>
   Image& set(size_t offset, T v) {
     le::store<T>(&b[offset], v);
     fix_header();
@@ -179,7 +183,7 @@ Bytes frame_header_only(uint64_t content) {
 }
 
 struct Goldens {
-  Image standard, blocked, xor8, fuse16, part;  // part: a binary fuse file of 4 partitions
+  Image standard, blocked, xor8, fuse16, part, bumped;  // part: a binary fuse file of 4 partitions
 };
 
 // Offsets in the payload of the partitioned golden file: its table of 4 entries of 9 words
@@ -476,6 +480,37 @@ std::vector<BadFile> bad_files() {
          raw.back() = 0x01;  // a bit after the last of the 84 fingerprints
          return copy(g.xor8).with_payload(compress(raw)).b;
        }},
+      // Bumped Ribbon files (kind 4, variant 1): the layers against each other, m and the codes.
+      {"ribbon-variant-2.bf", [](G g) { return copy(g.bumped).set<uint32_t>(kVariant, 2).b; }},
+      {"ribbon-layer-count.bf",
+       [](G g) {
+         auto p = kind_params(g.bumped);
+         p[0] = 9;
+         return with_kind_params(g.bumped, p).b;
+       }},
+      {"ribbon-params-count.bf",
+       [](G g) {
+         auto p = kind_params(g.bumped);
+         p.pop_back();
+         return with_kind_params(g.bumped, p).b;
+       }},
+      {"ribbon-m-mismatch.bf",
+       [](G g) {
+         Image i = copy(g.bumped);
+         return i.set<uint64_t>(kM, i.get<uint64_t>(kM) + 64).b;
+       }},
+      {"ribbon-last-layer-bumps.bf",
+       [](G g) {
+         auto p = kind_params(g.bumped);
+         p.back() = 1;
+         return with_kind_params(g.bumped, p).b;
+       }},
+      {"ribbon-codes.bf",
+       [](G g) {
+         Bytes raw = decompress(g.bumped.payload());
+         raw[0] ^= 0x03;  // block 0's code: the starts it bumps change
+         return copy(g.bumped).with_payload(compress(raw)).b;
+       }},
       {"kind-xor.bf",
        [](G g) {
          const Image& s = g.standard;
@@ -617,7 +652,8 @@ int main(int argc, char** argv) {
                       {read_file(golden + "/v1-bloom-blocked.bf")},
                       {read_file(golden + "/v1-xor-8.bf")},
                       {read_file(golden + "/v1-fuse-16.bf")},
-                      {read_file(golden + "/v1.3-fuse-8-partitioned.bf")}};
+                      {read_file(golden + "/v1.3-fuse-8-partitioned.bf")},
+                      {read_file(golden + "/v1.3-ribbon-bumped.bf")}};
       for (const BadFile& f : bad_files()) write_file(out + "/" + f.name, f.make(g));
       return 0;
     }

@@ -21,7 +21,8 @@ struct GoldenFile {
   std::string label;
   std::string normalisation;
   std::vector<uint64_t> kind_params;  // xor: block length, seed; fuse: segment length and count,
-                                      // slots, seed; Ribbon: upper blocks, seed
+                                      // slots, seed; Ribbon: upper blocks, seed; bumped
+                                      // Ribbon: layers, then 5 per layer
   uint64_t payload_xxh3;              // XXH3-64 of the decompressed payload as little-endian bytes
 };
 
@@ -29,7 +30,9 @@ struct GoldenFile {
 // tools/make_golden.sh too.
 inline const std::vector<GoldenFile>& golden_files() {
   constexpr uint64_t kXorSeed = 0xe220a8397b1dcdafull;  // the mapping seed construction settled on
-  constexpr uint64_t kRibbonSeed = 0x7de53de772ea694cull;  // the same for the Ribbon files
+  constexpr uint64_t kRibbonSeed = 0x7de53de772ea694cull;   // the same for the Ribbon files
+  constexpr uint64_t kBumpedSeed0 = 0x4396d60dbd8537afull;  // the bumped Ribbon files' layers
+  constexpr uint64_t kBumpedSeed1 = 0xe98ff1a0396ff552ull;
   static const std::vector<GoldenFile> files = {
       {"v1-bloom-standard.bf",
        FilterKind::kBloom,
@@ -182,6 +185,28 @@ inline const std::vector<GoldenFile>& golden_files() {
        "",
        {},
        0x69ec5112bbebf22full},
+      // Bumped Ribbon (1.3): 2,000 keys (the golden keys, then the first 1,960 lines of
+      // testdata/urls-10k.txt), two layers.
+      {"v1.3-ribbon-bumped.bf",
+       FilterKind::kRibbon,
+       1,
+       2176,
+       6,
+       312,
+       "golden-ribbon-bumped",
+       "",
+       {2, 1920, 20, kBumpedSeed0, 120, 168, 256, 2, kBumpedSeed1, 0, 0},
+       0x1267d0ec0c2262d8ull},
+      {"v1.3-raw-ribbon-bumped.bf",
+       FilterKind::kRibbon,
+       1,
+       2176,
+       9,
+       340,
+       "golden-ribbon-bumped-raw",
+       "",
+       {2, 1920, 27, kBumpedSeed0, 144, 168, 256, 2, kBumpedSeed1, 0, 0},
+       0x1c7c2e385e1cc101ull},
   };
   return files;
 }

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "keys/hash.h"
 #include "api/load_filter.h"
-#include "keys/normalise.h"
 #include "golden_files.h"
+#include "keys/hash.h"
+#include "keys/normalise.h"
 
 using namespace bloomtool;
 using bloomtool::test::golden_files;
@@ -19,29 +19,39 @@ using bloomtool::test::golden_path;
 
 namespace {
 
-std::vector<std::string> golden_keys() {
-  std::ifstream in(std::string(BLOOMTOOL_TESTDATA) + "/golden/keys.txt");
+std::vector<std::string> golden_keys(const std::string& file = "/golden/keys.txt",
+                                     size_t most = 40) {
+  std::ifstream in(std::string(BLOOMTOOL_TESTDATA) + file);
   std::vector<std::string> keys;
-  for (std::string line; std::getline(in, line);) keys.push_back(line);
+  for (std::string line; keys.size() < most && std::getline(in, line);) keys.push_back(line);
   return keys;
 }
 
 }  // namespace
 
-TEST_CASE("golden v1 files (1.0 zstd, 1.1 raw, 1.2 Ribbon) still read identically", "[golden]") {
-  const std::vector<std::string> keys = golden_keys();
-  REQUIRE(keys.size() == 40);
+TEST_CASE(
+    "golden v1 files (1.0 zstd, 1.1 raw, 1.2 Ribbon, 1.3 bumped Ribbon) still read identically",
+    "[golden]") {
+  const std::vector<std::string> golden = golden_keys();
+  REQUIRE(golden.size() == 40);
+  // The bumped Ribbon files hold the golden keys and the first 1,960 test URLs (layers start at
+  // 1,025 keys).
+  std::vector<std::string> urls = golden;
+  for (const std::string& url : golden_keys("/urls-10k.txt", 1960)) urls.push_back(url);
+  REQUIRE(urls.size() == 2000);
   for (const auto& g : golden_files()) {
     INFO(g.name);
+    const bool bumped = g.kind == FilterKind::kRibbon && g.variant == 1;
+    const std::vector<std::string>& keys = bumped ? urls : golden;
     const FilterFileContents c = read_filter_file(golden_path(g.name));
     const FilterHeader& h = c.header;
     // Raw golden files hold the same filters as their 1.0 namesakes (convert gives those back).
     const bool raw = g.name.find("-raw-") != std::string::npos;
-    const bool ribbon = g.kind == FilterKind::kRibbon;  // always 1.2
+    const bool ribbon = g.kind == FilterKind::kRibbon;  // always 1.2, 1.3 if bumped
     CHECK(h.major == 1);
     const bool partitioned = h.partitions.has_value();  // always 1.3
     CHECK(partitioned == (g.name.find("partitioned") != std::string::npos));
-    CHECK(h.minor == (partitioned ? 3 : ribbon ? 2 : raw ? 1 : 0));
+    CHECK(h.minor == (partitioned || bumped ? 3 : ribbon ? 2 : raw ? 1 : 0));
     CHECK(h.required_features == 0);
     CHECK(h.kind == g.kind);
     CHECK(h.variant == g.variant);
@@ -49,9 +59,9 @@ TEST_CASE("golden v1 files (1.0 zstd, 1.1 raw, 1.2 Ribbon) still read identicall
     CHECK(h.seed == kDefaultSeed);
     CHECK(h.m == g.m);
     CHECK(h.k == g.k);
-    CHECK(h.lines_read == 40);
-    CHECK(h.keys_added == 40);
-    CHECK(h.distinct_estimate == 40);
+    CHECK(h.lines_read == keys.size());
+    CHECK(h.keys_added == keys.size());
+    CHECK(h.distinct_estimate == keys.size());
     CHECK(h.empty_lines == 0);
     CHECK(h.created_unix == 1700000000);
     CHECK(h.codec == (raw ? PayloadCodec::kRawChunked : PayloadCodec::kZstd));

@@ -58,7 +58,8 @@ typedef enum bloomtool_status {
 typedef struct bloomtool_info {
   size_t size;                /* set by the caller: sizeof(bloomtool_info) */
   const char* kind;           /* "bloom", "xor", "binary-fuse", "ribbon" */
-  const char* variant;        /* Bloom: "standard" or "blocked"; otherwise "" */
+  const char* variant;        /* Bloom: "standard" or "blocked"; Ribbon: "standard" or "bumped";
+                                 otherwise "" */
   const char* format_version; /* "1.0", "1.1" */
   uint64_t m;                 /* Bloom: bits; xor / binary fuse: fingerprint slots */
   uint32_t k;                 /* Bloom: hashes per key; xor / binary fuse: fingerprint bits */

@@ -26,7 +26,8 @@ enum class Kind {
 struct FilterInfo {
   FilterFormat format = FilterFormat::kBloomtool;  // what the file is (never kAuto)
   std::string kind;                                // "bloom", "xor", "binary-fuse"
-  std::string variant;         // Bloom: "standard" or "blocked"; xor / binary fuse: ""
+  std::string variant;         // Bloom: "standard" or "blocked"; Ribbon: "standard" or "bumped";
+                               // xor / binary fuse: ""
   std::string format_version;  // "1.0", "1.1" (a Guava or DCSO file: as if converted)
   uint64_t m = 0;              // Bloom: bits; xor / binary fuse: fingerprint slots
   uint32_t k = 0;              // Bloom: hashes per key; xor / binary fuse: fingerprint bits

@@ -55,7 +55,8 @@ bool is_xor_kind(FilterKind kind) {
 // the same check).
 RibbonParams ribbon_header_params(const FilterHeader& header) {
   RibbonParams p;
-  const std::string why = ribbon_params_from_file(header.k, header.m, header.kind_params, p);
+  const std::string why =
+      ribbon_params_from_file(header.variant, header.k, header.m, header.kind_params, p);
   if (!why.empty()) throw Error(ErrorCode::kCorrupt, "corrupt: " + why);
   return p;
 }

@@ -29,6 +29,7 @@ FilterInfo filter_info_of(const FilterHeader& h, uint64_t file_bytes, FilterForm
   info.kind = filter_kind_name(h.kind);
   if (h.kind == FilterKind::kBloom)
     info.variant = bloom_variant_name(static_cast<BloomVariant>(h.variant));
+  if (h.kind == FilterKind::kRibbon) info.variant = h.variant == 1 ? "bumped" : "standard";
   info.format_version = std::to_string(h.major) + "." + std::to_string(h.minor);
   info.m = h.m;
   info.k = h.k;

@@ -13,6 +13,7 @@
 
 #include "bloomtool/error.h"
 #include "filters/filter_kinds.h"
+#include "filters/ribbon.h"
 #include "interop/foreign_format.h"
 #include "keys/hash.h"
 
@@ -52,7 +53,19 @@ LoadedFilter make_raw_filter(std::shared_ptr<const RawPayloadView> view, const s
   }
   const uint64_t last = view->chunk_count() - 1;
   const bool reads_last = h.kind != FilterKind::kBloom || h.m % 64 != 0;
-  const std::span<const uint64_t> pins(&last, reads_last ? 1 : 0);
+  std::vector<uint64_t> pins;
+  if (reads_last) pins.push_back(last);
+  // A bumped Ribbon filter copies its layers' codes (1/32 of a word a row) when it is made.
+  RibbonParams ribbon;
+  if (h.kind == FilterKind::kRibbon && h.variant == 1 &&
+      ribbon_params_from_file(h.variant, h.k, h.m, h.kind_params, ribbon).empty() &&
+      ribbon_payload_words(ribbon) * 8 == h.payload_raw_bytes) {
+    for (const auto& [first, end] : ribbon_code_words(ribbon)) {
+      for (uint64_t c = first * 8 / view->chunk_bytes(); c <= (end * 8 - 1) / view->chunk_bytes();
+           ++c)
+        if (c != last || !reads_last) pins.push_back(c);
+    }
+  }
   view->pin(pins);
   try {
     out.filter = instantiate(h, WordBuffer::borrow(view->words(), h.payload_raw_bytes / 8), path);

@@ -102,9 +102,9 @@ double xor_model_fpr(const FilterHeader& h, double) {
 
 // Ribbon: the xxh3 rule; the structure of ribbon.h, the model of model/ribbon_model.h.
 RibbonParams ribbon_params(const FilterHeader& h, const std::string& path) {
-  if (h.variant != 0) kind_unsupported(path, "ribbon variant " + std::to_string(h.variant));
+  if (h.variant > 1) kind_unsupported(path, "ribbon variant " + std::to_string(h.variant));
   RibbonParams p;
-  const std::string why = ribbon_params_from_file(h.k, h.m, h.kind_params, p);
+  const std::string why = ribbon_params_from_file(h.variant, h.k, h.m, h.kind_params, p);
   if (!why.empty()) kind_corrupt(path, why);
   if (h.payload_raw_bytes != ribbon_payload_words(p) * 8) {
     kind_corrupt(path, "payload length " + std::to_string(h.payload_raw_bytes) +
@@ -129,9 +129,11 @@ std::unique_ptr<Filter> make_ribbon(const FilterHeader& h, WordBuffer payload,
 }
 
 double ribbon_model_fpr(const FilterHeader& h, double) {
-  // n does not enter either: each start's block decides how many fingerprint bits are compared.
+  // n does not enter either: each start's block decides how many fingerprint bits are compared,
+  // or (bumped Ribbon) that the next layer answers; the header states the starts bumped.
   RibbonParams p;
-  if (!ribbon_params_from_file(h.k, h.m, h.kind_params, p).empty()) return 1.0;
+  if (h.variant > 1 || !ribbon_params_from_file(h.variant, h.k, h.m, h.kind_params, p).empty())
+    return 1.0;
   return ribbon_model_rate(p);
 }
 
@@ -145,7 +147,8 @@ uint64_t xor_filter_bits(const FilterHeader& h) {
 
 uint64_t ribbon_filter_bits(const FilterHeader& h) {
   RibbonParams p;
-  if (!ribbon_params_from_file(h.k, h.m, h.kind_params, p).empty()) return 0;
+  if (h.variant > 1 || !ribbon_params_from_file(h.variant, h.k, h.m, h.kind_params, p).empty())
+    return 0;
   return p.solution_bits();
 }
 

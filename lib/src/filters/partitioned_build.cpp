@@ -40,6 +40,9 @@ BuiltPartition build_one(std::vector<uint64_t>& hashes, const StaticBuildOptions
   b.entry.keys = hashes.size();
   if (o.kind == FilterKind::kRibbon) {
     RibbonBuildOptions ro = o.ribbon_options;
+    // A partition is a standard Ribbon (variant 0): a bumped one's parameters (per layer) do not
+    // fit the partition table's fixed entries.
+    ro.variant = 0;
     ro.threads = 1;
     ro.assume_distinct = true;
     ro.hash_seed = seed;
@@ -67,7 +70,7 @@ BuiltPartition build_one(std::vector<uint64_t>& hashes, const StaticBuildOptions
 }
 
 uint32_t fingerprint_k(const StaticBuildOptions& o) {
-  return o.kind == FilterKind::kRibbon ? ribbon_params_for(0, o.ribbon_options.rate).columns
+  return o.kind == FilterKind::kRibbon ? ribbon_params_for(0, o.ribbon_options.rate, 0).columns
                                        : o.xor_options.fingerprint_bits;
 }
 
@@ -90,6 +93,7 @@ void build_plain(StaticBuild& r, const HashSpill& spill, const StaticBuildOption
     b.input = r.input;
     const RibbonParams& p = b.built.filter->params();
     facts.kind = FilterKind::kRibbon;
+    facts.variant = p.variant;
     facts.m = p.slots;
     facts.k = p.columns;
     facts.kind_params = p.kind_params();
@@ -227,7 +231,11 @@ StaticBuild build_static(const HashedKeys& keys, const StaticBuildOptions& o,
   }
   spill.finish();
 
-  const unsigned bits = o.partition_bits ? *o.partition_bits : default_partition_bits(spill.size());
+  // Ribbon is partitioned only when asked: partitions are standard Ribbon, about 3 % larger than
+  // the bumped filter an unpartitioned build makes.
+  const unsigned bits = o.partition_bits                ? *o.partition_bits
+                        : o.kind == FilterKind::kRibbon ? 0
+                                                        : default_partition_bits(spill.size());
   if (bits == 0) {
     build_plain(r, spill, o, keys, provenance);
     return r;

@@ -23,7 +23,8 @@
 
 namespace bloomtool {
 
-// Partitions when none are asked for: none (a plain file) up to kAutoPartitionKeys hashes, else
+// Partitions when none are asked for (xor and binary fuse; Ribbon is partitioned only when asked,
+// into standard Ribbon partitions): none (a plain file) up to kAutoPartitionKeys hashes, else
 // the fewest powers of two that keep each partition at or under that many (at most 2^16).
 // Measured in docs/PERFORMANCE.md ("Partitioned static filters").
 inline constexpr uint64_t kAutoPartitionKeys = uint64_t{1} << 21;

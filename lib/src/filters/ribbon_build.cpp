@@ -34,6 +34,7 @@ RibbonBuild build_ribbon(const HashedKeys& keys, const RibbonBuildOptions& optio
   const RibbonParams& p = r.built.filter->params();
   BuildFacts facts;
   facts.kind = FilterKind::kRibbon;
+  facts.variant = p.variant;
   facts.seed = keys.seed;
   facts.m = p.slots;
   facts.k = p.columns;

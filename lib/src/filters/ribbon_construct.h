@@ -27,13 +27,16 @@ struct RibbonBuildOptions {
   bool assume_distinct = false;
   // The seed the keys were hashed with (the filter's key rule); does not change the solution.
   uint64_t hash_seed = 0;
+  // 1: bumped Ribbon (smaller, the default); 0: standard Ribbon, one layer.
+  uint32_t variant = 1;
 };
 
 struct RibbonBuildResult {
   std::unique_ptr<RibbonFilter> filter;
-  uint64_t distinct = 0;     // distinct hashes the filter holds
-  uint64_t duplicates = 0;   // hashes removed as repeats
-  uint32_t attempts = 0;     // seeds tried, the last one kept
+  uint64_t distinct = 0;             // distinct hashes the filter holds
+  uint64_t duplicates = 0;           // hashes removed as repeats
+  uint32_t attempts = 0;             // seeds tried for the last layer, the last one kept
+  std::vector<uint64_t> layer_keys;  // keys that reach each layer
   uint64_t redundant = 0;    // keys whose row was a sum of rows banded before it (the last attempt)
   double band_seconds = 0;   // wall-clock time of banding (all attempts)
   double solve_seconds = 0;  // wall-clock time of back-substitution
@@ -46,10 +49,13 @@ class RibbonConstructionError : public Error {
       : Error(ErrorCode::kLimitExceeded, message) {}
 };
 
+// Every entry point below builds from a set of 64-bit hashes and options alone (a partitioned
+// filter may call one per partition).
+//
 // Removes repeats from `hashes` in place (the distinct hashes end up, in no particular order, in
 // the first result.distinct entries; the rest is left undefined), then builds the filter, trying
-// a new seed whenever the keys' equations have no common solution. Throws
-// RibbonConstructionError ("construction failed after N attempts") when no seed works within
+// a new seed for the last (standard) layer whenever its keys' equations have no common solution.
+// Throws RibbonConstructionError ("construction failed after N attempts") when no seed works within
 // options.max_attempts, kInvalidArgument on bad options.
 // Deterministic: the same set of hashes, in any order and with any repeats, always gives the same
 // filter, for any thread count.

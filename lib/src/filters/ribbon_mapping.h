@@ -61,20 +61,28 @@ inline RibbonRow ribbon_row(uint64_t h, uint64_t seed, uint64_t starts) noexcept
   return ribbon_row_seeded(ribbon_seeded(h, seed), starts);
 }
 
-// The word of block b's first column: r words a block, one more for each block before b that
-// stores column r.
-inline uint64_t ribbon_block_offset(const RibbonParams& p, uint64_t b) noexcept {
+// The word of block b's first column in its layer's solution: r words a block, one more for each
+// block before b that stores column r.
+inline uint64_t ribbon_block_offset(const RibbonLayer& p, uint64_t b) noexcept {
   return b * p.columns + std::min(b, ribbon_stored_upper(p));
 }
 
 // Columns block b stores.
-inline uint32_t ribbon_stored_columns(const RibbonParams& p, uint64_t b) noexcept {
+inline uint32_t ribbon_stored_columns(const RibbonLayer& p, uint64_t b) noexcept {
   return p.columns + (b < ribbon_stored_upper(p) ? 1 : 0);
 }
 
 // Columns a key starting in block b is checked against.
-inline uint32_t ribbon_block_columns(const RibbonParams& p, uint64_t b) noexcept {
+inline uint32_t ribbon_block_columns(const RibbonLayer& p, uint64_t b) noexcept {
   return p.columns + (b < p.upper_blocks ? 1 : 0);
+}
+
+// Whether a bumping layer leaves the key starting at `start` to the next layer: its block's code
+// (2 bits at bit 2 (b mod 32) of code word b / 32) says from which offset on keys are bumped.
+inline bool ribbon_bumped(const uint64_t* codes, uint64_t start) noexcept {
+  const uint64_t b = start / kRibbonBlockRows;
+  const unsigned code = static_cast<unsigned>(codes[b / 32] >> (2 * (b % 32))) & 3;
+  return ribbon_code_bumps(code, start % kRibbonBlockRows);
 }
 
 // Bits 0..63 of the 128-bit window at offset o of the words w0, w1 (o in [0, 64)): the shift by

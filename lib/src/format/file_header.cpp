@@ -271,7 +271,9 @@ std::vector<uint8_t> serialize_filter_header(FilterHeader& h) {
   // A peer's hash scheme is a 1.1 feature; every other file stays 1.0, byte for byte.
   if (h.hash_id >= kHashGuavaMitz64 && h.hash_id <= kHashDcsoFnv1 && h.minor < kFormatMinorLatest)
     h.minor = kFormatMinorLatest;
-  if (h.kind == FilterKind::kRibbon) h.minor = std::max(h.minor, kFormatMinorRibbon);
+  if (h.kind == FilterKind::kRibbon) {
+    h.minor = std::max(h.minor, h.variant == 1 ? kFormatMinorBumpedRibbon : kFormatMinorRibbon);
+  }
   if (h.partitions) {
     const PartitionsField& f = *h.partitions;
     uint8_t v[kPartitionsFieldBytes];

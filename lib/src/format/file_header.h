@@ -19,10 +19,13 @@ inline constexpr uint16_t kFormatMajor = 1;
 // as 1.0, byte for byte; the others as 1.1. Readers accept any minor of major 1.
 inline constexpr uint16_t kFormatMinor = 0;
 inline constexpr uint16_t kFormatMinorLatest = 1;
-// Ribbon filters (kind 4) are written as 1.2, whatever else they use; no other file is.
+// Ribbon filters (kind 4) are written as 1.2, whatever else they use, bumped Ribbon filters
+// (variant 1) as 1.3; no other file is.
 inline constexpr uint16_t kFormatMinorRibbon = 2;
 // Partitioned static filters (field 10) are written as 1.3; no other file is.
 inline constexpr uint16_t kFormatMinorPartitioned = 3;
+// Bumped Ribbon (kind 4 variant 1) is written as 1.3 too.
+inline constexpr uint16_t kFormatMinorBumpedRibbon = 3;
 inline constexpr size_t kFixedHeaderBytes = 128;
 inline constexpr size_t kMaxHeaderBytes = 64 * 1024;
 
