@@ -13,7 +13,7 @@ void hash_into(std::span<const std::string_view> keys, bool on, uint64_t seed,
                std::vector<uint64_t>& out) {
   out.resize(on ? keys.size() : 0);
   if (!on) return;
-  for (size_t i = 0; i < keys.size(); ++i) out[i] = hash_key(keys[i], seed);
+  hash_keys(keys, seed, out.data());
 }
 
 }  // namespace
