@@ -611,11 +611,19 @@ class ParallelZstdSource final : public ByteSource {
       start_workers();
       if (streaming_) return;  // no thread to be had
       Job& j = slots_[queued_ % kSlots];
-      j.in.assign(in_.data() + in_pos_, in_.data() + in_pos_ + frame);
-      j.out.resize(static_cast<size_t>(content));
       j.offset = inner_->raw_bytes_read() - (in_.size() - in_pos_);
+      if (in_pos_ == 0) {
+        // The frame starts the buffer: the buffer goes to the job, and only the bytes after the
+        // frame are copied, into the job's old one.
+        j.in.assign(in_.data() + frame, in_.data() + in_.size());
+        std::swap(j.in, in_);
+        j.in.resize(frame);
+      } else {
+        j.in.assign(in_.data() + in_pos_, in_.data() + in_pos_ + frame);
+        in_pos_ += frame;
+      }
+      j.out.resize(static_cast<size_t>(content));
       j.error.clear();
-      in_pos_ += frame;
       {
         std::lock_guard<std::mutex> lock(mu_);
         ++queued_;
@@ -794,21 +802,24 @@ InputKind sniff(PeekSource& s, std::optional<uint64_t> size) {
 // The source that yields the keys of `raw`: decompressed, or refused, as its first bytes say.
 std::unique_ptr<ByteSource> open_classified(std::unique_ptr<ByteSource> raw,
                                             std::optional<uint64_t> size, const std::string& name,
-                                            bool ahead) {
+                                            unsigned threads) {
+  const bool ahead = threads > 1;
   auto head = std::make_unique<PeekSource>(std::move(raw));
   const InputKind kind = sniff(*head, size);
   if (kind == InputKind::kText) return head;
   if (kind != InputKind::kZstd && kind != InputKind::kGzip) refuse(name, kind, InputKind::kText);
   std::unique_ptr<ByteSource> plain;
-  if (kind == InputKind::kZstd && ahead) {
+  if (kind == InputKind::kZstd && threads >= kParallelFrameThreads) {
     // Frames of known size decompress on threads of their own; one large frame streams ahead.
     plain = std::make_unique<ParallelZstdSource>(std::move(head), name);
-  } else if (kind == InputKind::kZstd) {
-    plain = std::make_unique<ZstdSource>(std::move(head), name);
   } else {
-    plain = std::make_unique<GzipSource>(std::move(head), name);
+    if (kind == InputKind::kZstd) {
+      plain = std::make_unique<ZstdSource>(std::move(head), name);
+    } else {
+      plain = std::make_unique<GzipSource>(std::move(head), name);
+    }
+    if (ahead) plain = std::make_unique<AheadSource>(std::move(plain));
   }
-  if (ahead && kind == InputKind::kGzip) plain = std::make_unique<AheadSource>(std::move(plain));
   auto inner = std::make_unique<PeekSource>(std::move(plain));
   const InputKind inside = sniff(*inner, std::nullopt);
   if (inside != InputKind::kText) refuse(name, inside, kind);
@@ -863,7 +874,7 @@ Sniffed classify_input_head(std::string_view head, std::optional<uint64_t> size)
 }
 
 std::unique_ptr<ByteSource> open_memory_source(std::string_view bytes, const std::string& name) {
-  return open_classified(std::make_unique<MemorySource>(bytes), bytes.size(), name, false);
+  return open_classified(std::make_unique<MemorySource>(bytes), bytes.size(), name, 1);
 }
 
 std::unique_ptr<ByteSource> open_range_source(const std::string& path, const std::string& name,
@@ -876,10 +887,10 @@ bool starts_with_zstd_magic(std::string_view head) noexcept {
 }
 
 std::unique_ptr<ByteSource> open_byte_source(const std::string& path, const std::string& name,
-                                             bool decompress_ahead) {
+                                             unsigned stream_threads) {
   auto fd = std::make_unique<FdSource>(path, name);
   const std::optional<uint64_t> size = fd->size();
-  return open_classified(std::move(fd), size, name, decompress_ahead);
+  return open_classified(std::move(fd), size, name, stream_threads);
 }
 
 }  // namespace bloomtool

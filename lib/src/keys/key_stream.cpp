@@ -48,7 +48,7 @@ void KeyStream::prepare_reader() {
   // Large batches that hold the reader's buffers: one hand-off every couple of megabytes, no
   // copy; zstd and gzip decompress on a thread of their own.
   reader_->lend_buffers(kPipelineBatchKeys, kPipelineBatchBytes);
-  reader_->decompress_ahead(true);
+  reader_->decompress_ahead(threads_);
 }
 
 InputStats KeyStream::for_each(const std::function<void(const HashedBatch&)>& consume) {
