@@ -4,16 +4,18 @@
 // error. --which puts the names of the filters that may contain each record before it.
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <memory>
+#include <string_view>
 
-#include "bloomtool/error.h"
 #include "api/filter_set.h"
-#include "interop/foreign_format.h"
-#include "keys/key_stream.h"
-#include "format/signature.h"
+#include "bloomtool/error.h"
 #include "common.h"
+#include "format/signature.h"
+#include "interop/foreign_format.h"
 #include "json_writer.h"
+#include "keys/key_stream.h"
 #include "progress.h"
 #include "query_filters.h"
 
@@ -90,6 +92,18 @@ auto with_filter_hint(const QueryFilters& q, const QueryFilterArgs& args, F&& re
   }
 }
 
+// A piece of query output starts with its count of matching records, in host byte order.
+constexpr size_t kCountBytes = sizeof(uint64_t);
+uint64_t piece_count(const std::string& piece) noexcept {
+  uint64_t n = 0;
+  if (piece.size() >= kCountBytes) std::memcpy(&n, piece.data(), kCountBytes);
+  return n;
+}
+void add_piece_count(std::string& piece, uint64_t hits) noexcept {
+  const uint64_t n = piece_count(piece) + hits;
+  std::memcpy(piece.data(), &n, kCountBytes);
+}
+
 // query --count --json: one object with the field names of stats --json where they apply.
 std::string count_json(const std::vector<std::string>& filters, const QueryOptions& o,
                        const InputStats& in, uint64_t matched) {
@@ -130,8 +144,9 @@ int run_query(const QueryOptions& o) {
   const bool print = !o.quiet && !o.count;
   const bool all = o.all, which = o.which, quiet = o.quiet;
   std::vector<FilterSetAnswers> answers(keys->threads());
-  // Each batch's output is its matching records, one per line; only the line ends when they are
-  // not printed, so that the emitter can count them.
+  // Each piece of output starts with the number of its matching records (kCountBytes, raw), which
+  // every batch adds to, and then, when they are printed, holds those records, one per line: the
+  // emitter neither scans the output nor gets any when only the count is wanted.
   const InputStats in = with_filter_hint(q, o.filters, [&] {
     return keys->for_each_ordered(
         [&](const HashedBatch& b, std::string& piece) {
@@ -139,20 +154,25 @@ int run_query(const QueryOptions& o) {
           set.lookup(b, a);
           const uint8_t* matches = set.matches(a, all);  // a skipped key is neither 0 nor 1
           const size_t count = a.keys;
+          if (piece.empty()) piece.assign(kCountBytes, '\0');
+          uint64_t hits = 0;
           for (size_t i = 0; i < count; ++i) {
             if (matches[i] != want) continue;
+            ++hits;
             if (print) {
               if (which) append_which(piece, a, i, q.names);
               piece.append(b.records[i]);
+              piece.push_back('\n');
             }
-            piece.push_back('\n');
-            if (quiet) return;
+            if (quiet) break;
           }
+          add_piece_count(piece, hits);
         },
         [&](std::string& piece) {
-          if (piece.empty()) return true;
-          if (print) out.write(piece);
-          matched += static_cast<uint64_t>(std::count(piece.begin(), piece.end(), '\n'));
+          const uint64_t hits = piece_count(piece);
+          if (hits == 0) return true;
+          if (print) out.write(std::string_view(piece).substr(kCountBytes));
+          matched += hits;
           return !o.quiet;  // like grep -q: the answer is known
         });
   });

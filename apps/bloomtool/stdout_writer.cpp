@@ -20,7 +20,8 @@ namespace {
 
 }  // namespace
 
-StdoutWriter::StdoutWriter() : buf_(1 << 18) {}
+// Large writes: output to a pipe moves in megabytes, one system call each.
+StdoutWriter::StdoutWriter() : buf_(size_t{1} << 20) {}
 
 StdoutWriter::~StdoutWriter() {
   try {

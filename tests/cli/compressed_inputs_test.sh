@@ -3,7 +3,8 @@
 # gzip (one member or several) are decompressed for every command that reads keys (build,
 # xor-build, query, stats --negatives), from a file, from stdin and from '-'; a damaged or
 # truncated stream is an error naming the input (exit 2, the old output untouched); xz, bzip2 and
-# lz4 are refused in one line naming the tool that decompresses them.
+# lz4 are refused in one line naming the tool that decompresses them. A zstd file of several frames
+# of known size decompresses them on several threads, in order, with the same result.
 source "$(dirname "$0")/lib.sh"
 
 seq 1 3000 | sed 's/^/key-/' >keys.txt
@@ -12,6 +13,12 @@ zstd -q -c keys.txt >keys.zst
 cp keys.gz keys.txt.data  # no telling suffix
 { head -1000 keys.txt | gzip -c; tail -n +1001 keys.txt | gzip -1 -c; } >multi.gz
 { head -1000 keys.txt | zstd -q -c; tail -n +1001 keys.txt | zstd -q -c; } >multi.zst
+# Frames whose headers give their size (zstd compressing files, not a pipe), with a skippable
+# frame among them: with four threads or more they decompress on threads of their own.
+split -l 400 -a 2 keys.txt part.
+for p in part.??; do zstd -q -c "$p"; done >frames.zst
+{ zstd -q -c part.aa; printf '\x50\x2a\x4d\x18\x03\x00\x00\x00abc'; zstd -q -c part.ab
+  cat part.ac | zstd -q -c; for p in part.a[d-h]; do zstd -q -c "$p"; done; } >mixed.zst
 printf 'key-5\nnope\n' >probe.txt
 
 # read_as CMD SOURCE FILE: runs the command on FILE given as a path, on stdin or as '-', and
@@ -42,7 +49,7 @@ read_as() {
 for cmd in build xor-build query stats; do
   read_as "$cmd" path keys.txt >want.$cmd 2>/dev/null
   [ -s want.$cmd ] || fail "$cmd: nothing from the plain keys"
-  for file in keys.gz keys.zst keys.txt.data multi.gz multi.zst; do
+  for file in keys.gz keys.zst keys.txt.data multi.gz multi.zst frames.zst mixed.zst; do
     for how in path stdin dash; do
       [ "$cmd" = stats ] && [ "$how" = stdin ] && continue  # --negatives names a file or '-'
       read_as "$cmd" "$how" "$file" >got 2>err
@@ -85,6 +92,44 @@ check_damaged no-trailer.gz "truncated gzip stream"
 check_damaged badcrc.gz "gzip: incorrect data check \(compressed byte [0-9]+\)"
 check_damaged junk.gz "gzip: incorrect header check"
 check_damaged half.zst "truncated zstd stream"
+
+# --- Frames of known size, decompressed on several threads: the filter of the plain file, and a
+# damaged frame in the middle named by the byte it starts at (the frames before it are read) ----
+"$BT" build -q --created 1700000000 --no-measure -o want.bf keys.txt || fail "setup want.bf"
+for t in 4 5; do
+  for file in frames.zst mixed.zst; do
+    CHECKS=$((CHECKS + 2))
+    "$BT" build -q --created 1700000000 --no-measure --threads $t -o got.bf $file 2>err ||
+      fail "build --threads $t $file: $(cat err)"
+    cmp -s got.bf want.bf || fail "build --threads $t $file differs from the plain keys"
+    "$BT" build -q --created 1700000000 --no-measure --threads $t -o got.bf <$file 2>err ||
+      fail "build --threads $t <$file: $(cat err)"
+    cmp -s got.bf want.bf || fail "build --threads $t <$file differs from the plain keys"
+  done
+  run "$BT" query ref.bf --threads $t frames.zst
+  expect_eq "$RC $OUT" "0 key-5" "query --threads $t frames.zst"
+done
+# The fifth frame starts after the first four; a byte in its data changes its checksum.
+fifth=0
+for p in part.aa part.ab part.ac part.ad; do fifth=$((fifth + $(zstd -q -c $p | wc -c))); done
+cp frames.zst badframe.zst
+printf '\xff\xff\xff\xff' | dd of=badframe.zst bs=1 seek=$((fifth + 100)) conv=notrunc status=none
+for t in 4 5; do
+  run "$BT" build -q --threads $t -o old.bf badframe.zst
+  expect_rc 2 "build --threads $t badframe.zst"
+  expect_one_error_line "build --threads $t badframe.zst"
+  expect_match "$ERR" "^bloomtool: badframe.zst: zstd: .* \(in the frame at compressed byte $fifth\)$" \
+    "build --threads $t badframe.zst: names the damaged frame's byte"
+  expect_same_file old.bf old.orig "build --threads $t badframe.zst: old output untouched"
+  run bash -c "cat badframe.zst | '$BT' query ref.bf --threads $t --count"
+  expect_match "$RC $ERR" "^2 bloomtool: <stdin>: zstd: .* \(in the frame at compressed byte $fifth\)$" \
+    "cat badframe.zst | query --threads $t"
+done
+for t in 1 2; do
+  run "$BT" build -q --threads $t -o old.bf badframe.zst
+  expect_match "$RC $ERR" "^2 bloomtool: badframe.zst: zstd: .* \(compressed byte [0-9]+\)$" \
+    "build --threads $t badframe.zst: the streaming decoder's message"
+done
 
 # --- Formats bloomtool does not read: one line naming the tool ---------------------------------
 xz -c keys.txt >keys.xz

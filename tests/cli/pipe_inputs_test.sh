@@ -2,8 +2,9 @@
 # Keys through a pipe give what the same keys in a file give, for every input format and every
 # command that reads keys: a pipe is read on another path than a file (one reader handing batches
 # to the hashing threads, zstd and gzip decoded on the way), and none of it may change a byte of a
-# filter or the order of query's output. A damaged zstd or gzip stream through a pipe is an error
-# naming stdin and the compressed byte (exit 2, the old output untouched).
+# filter (build, build-static, xor-build) or of query's ordered output, or stats --negatives'
+# answer. A damaged zstd or gzip stream through a pipe is an error naming stdin and the compressed
+# byte (exit 2, the old output untouched).
 source "$(dirname "$0")/lib.sh"
 
 # 120,000 records (several gathered batches of 32,768 keys, more than one pipe buffer), some keys
@@ -38,11 +39,16 @@ for f in "${formats[@]}"; do
     done
   done
   "$BT" xor-build -q --created 1700000000 -o want.bxf $opts "$file" || fail "setup: xor-build $f"
+  "$BT" build-static -q --created 1700000000 -o want.brf $opts "$file" || fail "setup: build-static $f"
   for t in 1 2; do
     CHECKS=$((CHECKS + 1))
     cat "$file" | "$BT" xor-build -q --created 1700000000 --threads $t -o got.bxf $opts 2>err ||
       fail "xor-build $f --threads $t from a pipe: $(cat err)"
     cmp -s got.bxf want.bxf || fail "xor-build $f --threads $t from a pipe differs from the file"
+    CHECKS=$((CHECKS + 1))
+    gzip -1 -c "$file" | "$BT" build-static -q --created 1700000000 --threads $t -o got.brf $opts 2>err ||
+      fail "build-static $f --threads $t from a gzip pipe: $(cat err)"
+    cmp -s got.brf want.brf || fail "build-static (Ribbon) $f --threads $t from a gzip pipe differs from the file"
   done
 done
 
@@ -50,13 +56,16 @@ done
 # the output from the file, on any thread count.
 "$BT" build -q --created 1700000000 -n 100000 -o ref.bf keys.txt || fail "setup ref.bf"
 awk '{ printf "%d\t%s\n", NR, $1 }' probes.txt >probes.tsv
+awk '{ printf "{\"id\":\"%s\"}\n", $1 }' probes.txt >probes.ndjson
+awk '{ printf "%d,\"%s\"\n", NR, $1 }' probes.txt >probes.csv
 for q in "probes.txt" "probes.txt --absent" "probes.txt --count" "probes.tsv --column 2" \
-  "probes.tsv --column 2 --absent"; do
+  "probes.tsv --column 2 --absent" "probes.ndjson --field /id --absent" \
+  "probes.csv --input-format csv --column 2"; do
   read -r file opts <<<"$q"
   # shellcheck disable=SC2086
   "$BT" query ref.bf $opts "$file" >want.q || fail "setup query $q"
   for t in 1 2; do
-    for how in "cat $file" "gzip -c $file"; do
+    for how in "cat $file" "gzip -c $file" "zstd -q -c $file"; do
       CHECKS=$((CHECKS + 1))
       # shellcheck disable=SC2086
       $how | "$BT" query ref.bf $opts --threads $t >got.q 2>err || fail "query $q from '$how |': $(cat err)"
@@ -65,9 +74,11 @@ for q in "probes.txt" "probes.txt --absent" "probes.txt --count" "probes.tsv --c
   done
 done
 "$BT" stats ref.bf --negatives probes.txt --json | grep -E '"(probes|false_positives)"' >want.s
-CHECKS=$((CHECKS + 1))
-zstd -q -c probes.txt | "$BT" stats ref.bf --negatives - --json | grep -E '"(probes|false_positives)"' >got.s
-cmp -s got.s want.s || fail "stats --negatives from a zstd pipe differs from the file"
+for how in "cat probes.txt" "gzip -c probes.txt" "zstd -q -c probes.txt"; do
+  CHECKS=$((CHECKS + 1))
+  $how | "$BT" stats ref.bf --negatives - --json | grep -E '"(probes|false_positives)"' >got.s
+  cmp -s got.s want.s || fail "stats --negatives from '$how |' differs from the file"
+done
 
 # --- Damaged streams through a pipe: exit 2, stdin and the compressed byte named --------------
 cp ref.bf old.orig

@@ -12,7 +12,10 @@ TEXT_EXT = (".cpp", ".h", ".c", ".py", ".sh", ".txt", ".in", ".cmake", ".1", ".m
 
 files, basenames, corpus = set(), set(), []
 for top in SOURCE_DIRS + ["docs", "abi", "testdata", "packaging", ".ci"]:
-    for dirpath, _, names in os.walk(os.path.join(root, top)):
+    for dirpath, subdirs, names in os.walk(os.path.join(root, top)):
+        # The benchmarks' data and results (ignored by git; gigabytes of keys) are not the tree.
+        if top == "bench":
+            subdirs[:] = [d for d in subdirs if d not in ("data", "results")]
         for name in names:
             rel = os.path.relpath(os.path.join(dirpath, name), root)
             files.add(rel)

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include <algorithm>
 #include <bit>
@@ -25,8 +26,8 @@
 #include <system_error>
 #include <thread>
 
-#include "base/unique_fd.h"
 #include "base/run_threads.h"
+#include "base/unique_fd.h"
 #include "bloomtool/error.h"
 #include "keys/key_reader.h"
 
@@ -448,6 +449,269 @@ class AheadSource final : public ByteSource {
   std::thread thread_;
 };
 
+// Bytes kept in memory, then the rest of another source: what is left of a stream after some of it
+// was read ahead (ParallelZstdSource handing the rest of its input to the streaming decoder).
+class PrefixSource final : public ByteSource {
+ public:
+  PrefixSource(std::vector<char> bytes, size_t pos, std::unique_ptr<ByteSource> inner)
+      : bytes_(std::move(bytes)), pos_(pos), inner_(std::move(inner)) {}
+  size_t read(char* dst, size_t cap) override {
+    if (pos_ < bytes_.size()) {
+      const size_t n = std::min(cap, bytes_.size() - pos_);
+      std::memcpy(dst, bytes_.data() + pos_, n);
+      pos_ += n;
+      return n;
+    }
+    return inner_->read(dst, cap);
+  }
+  uint64_t raw_bytes_read() const noexcept override {
+    return inner_->raw_bytes_read() - (bytes_.size() - pos_);
+  }
+  bool ready() const override { return pos_ < bytes_.size() || inner_->ready(); }
+  void cancel_on(int fd) noexcept override { inner_->cancel_on(fd); }
+
+ private:
+  std::vector<char> bytes_;
+  size_t pos_;
+  std::unique_ptr<ByteSource> inner_;
+};
+
+// A zstd input of several frames whose headers give their decompressed size (what pzstd, a
+// seekable archive or concatenated files hold): each frame is read whole on the reading thread and
+// decompressed on one of kDecoders threads of its own, up to kSlots frames at once, and handed out
+// in order. A frame without a known size, larger than kMaxFrame, or anything unusual (bytes that
+// do not start a frame, a stream that ends inside one) hands the rest of the input to the
+// streaming decoder, decompressing ahead on its thread as for a one-frame file, which reads or
+// reports it exactly as it would have from the start. Memory: at most kSlots frames, compressed
+// and decompressed.
+class ParallelZstdSource final : public ByteSource {
+ public:
+  ParallelZstdSource(std::unique_ptr<ByteSource> inner, std::string name)
+      : inner_(std::move(inner)), name_(std::move(name)) {}
+  ~ParallelZstdSource() override { stop_workers(); }
+  ParallelZstdSource(const ParallelZstdSource&) = delete;
+  ParallelZstdSource& operator=(const ParallelZstdSource&) = delete;
+
+  size_t read(char* dst, size_t cap) override {
+    for (;;) {
+      if (rest_) return rest_->read(dst, cap);
+      if (holding_) {
+        Job& j = slots_[consumed_ % kSlots];
+        if (pos_ < j.out_size) {
+          const size_t n = std::min(cap, j.out_size - pos_);
+          std::memcpy(dst, j.out.data() + pos_, n);
+          pos_ += n;
+          return n;
+        }
+        holding_ = false;
+        std::lock_guard<std::mutex> lock(mu_);
+        j.done = false;
+        ++consumed_;
+      }
+      queue_frames();
+      if (consumed_ == queued_) {  // every frame read: the end, or the rest streams
+        if (!streaming_) return 0;
+        stop_workers();
+        rest_ = std::make_unique<AheadSource>(std::make_unique<ZstdSource>(
+            std::make_unique<PrefixSource>(std::move(in_), in_pos_, std::move(inner_)), name_));
+        continue;
+      }
+      Job& j = slots_[consumed_ % kSlots];
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        done_cv_.wait(lock, [&] { return j.done; });
+      }
+      if (!j.error.empty()) throw Error(ErrorCode::kBadInput, j.error);
+      holding_ = true;
+      pos_ = 0;
+    }
+  }
+  uint64_t raw_bytes_read() const noexcept override {
+    return rest_ ? rest_->raw_bytes_read() : inner_->raw_bytes_read() - (in_.size() - in_pos_);
+  }
+  bool ready() const override {
+    if (rest_) return rest_->ready();
+    // A frame read waits for a decoder at most, not for the input's writer.
+    return holding_ || consumed_ < queued_ || in_eof_ || inner_->ready();
+  }
+  void cancel_on(int fd) noexcept override {
+    if (inner_) inner_->cancel_on(fd);
+  }
+
+ private:
+  static constexpr size_t kSlots = 4;
+  static constexpr unsigned kDecoders = 2;
+  static constexpr uint64_t kMaxFrame = uint64_t{8} << 20;  // decompressed bytes
+  static constexpr size_t kHeaderBytes = 18;                // ZSTD_FRAMEHEADERSIZE_MAX
+  struct Job {
+    std::vector<char> in;
+    std::vector<char> out;
+    size_t out_size = 0;
+    uint64_t offset = 0;  // the frame's first compressed byte in the input
+    std::string error;
+    bool done = false;
+  };
+
+  // Reads more of the input behind the unread bytes: kMore, kEnd, or kLater when reading would
+  // wait for the input's writer and `may_wait` is false.
+  enum Read { kMore, kEnd, kLater };
+  Read read_more(bool may_wait) {
+    if (in_eof_) return kEnd;
+    if (!may_wait && !inner_->ready()) return kLater;
+    if (in_pos_ != 0) {
+      in_.erase(in_.begin(), in_.begin() + static_cast<std::ptrdiff_t>(in_pos_));
+      in_pos_ = 0;
+    }
+    const size_t have = in_.size();
+    const size_t want = std::max<size_t>(have, size_t{1} << 20);
+    in_.resize(have + want);
+    const size_t r = inner_->read(in_.data() + have, want);
+    in_.resize(have + r);
+    if (r == 0) in_eof_ = true;
+    return r != 0 ? kMore : kEnd;
+  }
+
+  // Reads whole frames into free slots and hands them to the decoders, until the slots are full,
+  // the input ends, or a frame is for the streaming decoder (streaming_). While frames wait to be
+  // read, it reads no input that is not there yet (a slow pipe's frames are handed out first).
+  void queue_frames() {
+    while (!streaming_ && queued_ - consumed_ < kSlots) {
+      const bool may_wait = queued_ == consumed_;
+      Read r = kMore;
+      while (in_.size() - in_pos_ < kHeaderBytes && (r = read_more(may_wait)) == kMore) {
+      }
+      if (r == kLater) return;
+      const size_t avail = in_.size() - in_pos_;
+      if (avail == 0) return;  // the end, after a whole frame
+      const char* p = in_.data() + in_pos_;
+      const unsigned long long content = ZSTD_getFrameContentSize(p, avail);
+      if (content == ZSTD_CONTENTSIZE_ERROR || content == ZSTD_CONTENTSIZE_UNKNOWN ||
+          content > kMaxFrame) {
+        streaming_ = true;
+        return;
+      }
+      size_t frame = ZSTD_findFrameCompressedSize(in_.data() + in_pos_, in_.size() - in_pos_);
+      while (ZSTD_isError(frame) && ZSTD_getErrorCode(frame) == ZSTD_error_srcSize_wrong &&
+             in_.size() - in_pos_ <= ZSTD_compressBound(kMaxFrame)) {
+        r = read_more(may_wait);
+        if (r == kLater) return;
+        if (r == kEnd) break;
+        frame = ZSTD_findFrameCompressedSize(in_.data() + in_pos_, in_.size() - in_pos_);
+      }
+      if (ZSTD_isError(frame)) {  // damaged, too large or cut short: the streaming decoder says
+        streaming_ = true;
+        return;
+      }
+      // A lone frame (one whose end is the input's, or not known yet) streams, as a one-frame
+      // file does: decoding it on another thread would gain nothing.
+      if (queued_ == 0 && in_.size() - in_pos_ == frame && read_more(false) != kMore) {
+        streaming_ = true;
+        return;
+      }
+      start_workers();
+      if (streaming_) return;  // no thread to be had
+      Job& j = slots_[queued_ % kSlots];
+      j.offset = inner_->raw_bytes_read() - (in_.size() - in_pos_);
+      if (in_pos_ == 0) {
+        // The frame starts the buffer: the buffer goes to the job, and only the bytes after the
+        // frame are copied, into the job's old one.
+        j.in.assign(in_.data() + frame, in_.data() + in_.size());
+        std::swap(j.in, in_);
+        j.in.resize(frame);
+      } else {
+        j.in.assign(in_.data() + in_pos_, in_.data() + in_pos_ + frame);
+        in_pos_ += frame;
+      }
+      j.out.resize(static_cast<size_t>(content));
+      j.error.clear();
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        ++queued_;
+      }
+      work_cv_.notify_one();
+    }
+  }
+
+  void decode(Job& j, ZSTD_DCtx* dctx) {
+    const size_t r =
+        ZSTD_decompressDCtx(dctx, j.out.data(), j.out.size(), j.in.data(), j.in.size());
+    const std::string at = " (in the frame at compressed byte " + std::to_string(j.offset) + ")";
+    if (ZSTD_isError(r)) {
+      j.error = name_ + ": zstd: " + ZSTD_getErrorName(r) + at;
+    } else if (r != j.out.size()) {
+      j.error = name_ + ": zstd: the frame holds " + std::to_string(r) +
+                " bytes, its header says " + std::to_string(j.out.size()) + at;
+    }
+    j.out_size = j.error.empty() ? r : 0;
+  }
+
+  void work_loop() {
+    std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> dctx(ZSTD_createDCtx(), ZSTD_freeDCtx);
+    if (dctx) ZSTD_DCtx_setParameter(dctx.get(), ZSTD_d_windowLogMax, 27);
+    for (;;) {
+      uint64_t seq;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        work_cv_.wait(lock, [&] { return stop_ || taken_ < queued_; });
+        if (stop_) return;
+        seq = taken_++;
+      }
+      Job& j = slots_[seq % kSlots];
+      if (dctx) {
+        decode(j, dctx.get());
+      } else {
+        j.error = name_ + ": cannot create a zstd context";
+        j.out_size = 0;
+      }
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        j.done = true;
+      }
+      done_cv_.notify_all();
+    }
+  }
+
+  void start_workers() {
+    if (!workers_.empty()) return;
+    try {
+      for (unsigned t = 0; t < kDecoders; ++t) {
+        workers_.emplace_back([this] {
+          detail::block_termination_signals();
+          work_loop();
+        });
+      }
+    } catch (const std::system_error&) {
+      if (workers_.empty()) streaming_ = true;  // decode on the reading thread
+    }
+  }
+
+  void stop_workers() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    work_cv_.notify_all();
+    for (std::thread& t : workers_) t.join();
+    workers_.clear();
+  }
+
+  std::unique_ptr<ByteSource> inner_;
+  std::string name_;
+  std::vector<char> in_;  // compressed bytes read; [in_pos_, end) not yet in a frame handed out
+  size_t in_pos_ = 0;
+  bool in_eof_ = false;
+  bool streaming_ = false;            // the rest of the input goes to the streaming decoder
+  std::unique_ptr<ByteSource> rest_;  // that decoder, once every frame before it is read
+  Job slots_[kSlots];
+  bool holding_ = false;  // reading frame consumed_'s output, at pos_
+  size_t pos_ = 0;
+  std::mutex mu_;
+  std::condition_variable work_cv_, done_cv_;
+  uint64_t queued_ = 0, taken_ = 0, consumed_ = 0;
+  bool stop_ = false;
+  std::vector<std::thread> workers_;
+};
+
 uint64_t load_le64(std::string_view b, size_t at) noexcept {
   uint64_t v = 0;
   for (size_t i = 0; i < 8; ++i) v |= uint64_t{static_cast<unsigned char>(b[at + i])} << (8 * i);
@@ -538,18 +802,24 @@ InputKind sniff(PeekSource& s, std::optional<uint64_t> size) {
 // The source that yields the keys of `raw`: decompressed, or refused, as its first bytes say.
 std::unique_ptr<ByteSource> open_classified(std::unique_ptr<ByteSource> raw,
                                             std::optional<uint64_t> size, const std::string& name,
-                                            bool ahead) {
+                                            unsigned threads) {
+  const bool ahead = threads > 1;
   auto head = std::make_unique<PeekSource>(std::move(raw));
   const InputKind kind = sniff(*head, size);
   if (kind == InputKind::kText) return head;
   if (kind != InputKind::kZstd && kind != InputKind::kGzip) refuse(name, kind, InputKind::kText);
   std::unique_ptr<ByteSource> plain;
-  if (kind == InputKind::kZstd) {
-    plain = std::make_unique<ZstdSource>(std::move(head), name);
+  if (kind == InputKind::kZstd && threads >= kParallelFrameThreads) {
+    // Frames of known size decompress on threads of their own; one large frame streams ahead.
+    plain = std::make_unique<ParallelZstdSource>(std::move(head), name);
   } else {
-    plain = std::make_unique<GzipSource>(std::move(head), name);
+    if (kind == InputKind::kZstd) {
+      plain = std::make_unique<ZstdSource>(std::move(head), name);
+    } else {
+      plain = std::make_unique<GzipSource>(std::move(head), name);
+    }
+    if (ahead) plain = std::make_unique<AheadSource>(std::move(plain));
   }
-  if (ahead) plain = std::make_unique<AheadSource>(std::move(plain));
   auto inner = std::make_unique<PeekSource>(std::move(plain));
   const InputKind inside = sniff(*inner, std::nullopt);
   if (inside != InputKind::kText) refuse(name, inside, kind);
@@ -604,7 +874,7 @@ Sniffed classify_input_head(std::string_view head, std::optional<uint64_t> size)
 }
 
 std::unique_ptr<ByteSource> open_memory_source(std::string_view bytes, const std::string& name) {
-  return open_classified(std::make_unique<MemorySource>(bytes), bytes.size(), name, false);
+  return open_classified(std::make_unique<MemorySource>(bytes), bytes.size(), name, 1);
 }
 
 std::unique_ptr<ByteSource> open_range_source(const std::string& path, const std::string& name,
@@ -617,10 +887,10 @@ bool starts_with_zstd_magic(std::string_view head) noexcept {
 }
 
 std::unique_ptr<ByteSource> open_byte_source(const std::string& path, const std::string& name,
-                                             bool decompress_ahead) {
+                                             unsigned stream_threads) {
   auto fd = std::make_unique<FdSource>(path, name);
   const std::optional<uint64_t> size = fd->size();
-  return open_classified(std::move(fd), size, name, decompress_ahead);
+  return open_classified(std::move(fd), size, name, stream_threads);
 }
 
 }  // namespace bloomtool

@@ -32,11 +32,16 @@ class ByteSource {
 // Opens `path` ("-" for standard input) and returns a source that yields its decompressed
 // content. `name` is how the input is named in error messages. Throws kBadInput for an xz, bzip2
 // or lz4 input (naming the tool that decompresses it) and FilterAsKeysError for a filter file.
-// With `decompress_ahead`, a zstd or gzip input decompresses on a thread of its own, a few
-// blocks ahead of the reader. A pipe's buffer is raised (to 1 MiB where the kernel allows), so
-// that its writer runs ahead and each read takes up to that much.
+// With `stream_threads` (the threads of the stream that reads it) above one, a zstd or gzip
+// input decompresses on a thread of its own, a few blocks ahead of the reader; with
+// kParallelFrameThreads or more, a zstd input of several frames whose headers give their size
+// decompresses them on two threads of their own (on fewer cores the reader and the hashing
+// thread keep them busy, and more decoding threads only take turns with them). A pipe's buffer is
+// raised (to 1 MiB where the kernel allows), so that its writer runs ahead and each read takes up
+// to that much.
 std::unique_ptr<ByteSource> open_byte_source(const std::string& path, const std::string& name,
-                                             bool decompress_ahead = false);
+                                             unsigned stream_threads = 1);
+inline constexpr unsigned kParallelFrameThreads = 4;
 
 // Bytes [begin, end) of the regular file `path`, as they are (no decompression).
 std::unique_ptr<ByteSource> open_range_source(const std::string& path, const std::string& name,

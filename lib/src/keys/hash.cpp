@@ -11,6 +11,11 @@ uint64_t hash_key(std::string_view key, uint64_t seed) noexcept {
   return XXH3_64bits_withSeed(key.data(), key.size(), seed);
 }
 
+void hash_keys(std::span<const std::string_view> keys, uint64_t seed, uint64_t* out) noexcept {
+  for (size_t i = 0; i < keys.size(); ++i)
+    out[i] = XXH3_64bits_withSeed(keys[i].data(), keys[i].size(), seed);
+}
+
 const char* hash_scheme_name(uint32_t hash_id) noexcept {
   switch (hash_id) {
     case kHashXxh3_64:

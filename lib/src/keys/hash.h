@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 namespace bloomtool {
@@ -23,6 +24,8 @@ const char* hash_scheme_name(uint32_t hash_id) noexcept;
 
 // XXH3-64 of the key bytes with the given seed.
 uint64_t hash_key(std::string_view key, uint64_t seed) noexcept;
+// out[i] = hash_key(keys[i], seed) for every key (one call for a batch: the hash is inlined).
+void hash_keys(std::span<const std::string_view> keys, uint64_t seed, uint64_t* out) noexcept;
 
 // The xor-shift-multiply finaliser shape that splitmix64 and murmur3 share: bijective on 64 bits.
 constexpr uint64_t xorshift_multiply(uint64_t x, int s1, uint64_t m1, int s2, uint64_t m2,

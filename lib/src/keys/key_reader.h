@@ -158,9 +158,9 @@ class KeyReader {
   // Whether next() can hand out keys without waiting for input (a pipe's writer): a whole line
   // is buffered, or the input has bytes ready or has ended.
   bool input_ready() const;
-  // Decompresses a zstd or gzip input on a thread of its own, ahead of the reading thread (set
-  // before the first next()).
-  void decompress_ahead(bool on) noexcept { decompress_ahead_ = on; }
+  // With `stream_threads` above one, decompresses a zstd or gzip input on threads of its own,
+  // ahead of the reading thread (open_byte_source says how many; set before the first next()).
+  void decompress_ahead(unsigned stream_threads) noexcept { decompress_ahead_ = stream_threads; }
 
   // Fills `batch` with the next keys; returns false when every input is exhausted. Throws
   // kBadInput / kLimitExceeded / kIOError naming the input and line number.
@@ -200,7 +200,7 @@ class KeyReader {
   std::vector<std::shared_ptr<std::vector<char>>> chunks_;
   std::shared_ptr<std::vector<char>> take_chunk(size_t size);
   bool lend_ = false;
-  bool decompress_ahead_ = false;
+  unsigned decompress_ahead_ = 1;
   size_t batch_keys_ = KeyBatch::kBatchSize;
   size_t batch_chunks_ = 1;
   size_t begin_ = 0;  // first unconsumed byte

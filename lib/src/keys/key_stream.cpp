@@ -13,7 +13,7 @@ void hash_into(std::span<const std::string_view> keys, bool on, uint64_t seed,
                std::vector<uint64_t>& out) {
   out.resize(on ? keys.size() : 0);
   if (!on) return;
-  for (size_t i = 0; i < keys.size(); ++i) out[i] = hash_key(keys[i], seed);
+  hash_keys(keys, seed, out.data());
 }
 
 }  // namespace
@@ -48,7 +48,7 @@ void KeyStream::prepare_reader() {
   // Large batches that hold the reader's buffers: one hand-off every couple of megabytes, no
   // copy; zstd and gzip decompress on a thread of their own.
   reader_->lend_buffers(kPipelineBatchKeys, kPipelineBatchBytes);
-  reader_->decompress_ahead(true);
+  reader_->decompress_ahead(threads_);
 }
 
 InputStats KeyStream::for_each(const std::function<void(const HashedBatch&)>& consume) {
