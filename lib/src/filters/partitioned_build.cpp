@@ -75,10 +75,18 @@ uint32_t fingerprint_k(const StaticBuildOptions& o) {
 }
 
 // The plain file of all the hashes, as build_xor / build_ribbon make it.
-void build_plain(StaticBuild& r, const HashSpill& spill, const StaticBuildOptions& o,
+void build_plain(StaticBuild& r, HashSpill& spill, const StaticBuildOptions& o,
                  const HashedKeys& keys, const BuildProvenance& provenance) {
-  std::vector<uint64_t> hashes;
-  spill.read(0, 0, hashes);
+  // In memory, the spill's own sorted hashes are built from in place (no copy: 8 bytes a key
+  // less at the construction's peak); spilled ones are read back into one array.
+  std::vector<uint64_t> read_back;
+  std::span<uint64_t> hashes;
+  if (spill.spilled()) {
+    spill.read(0, 0, read_back);
+    hashes = read_back;
+  } else {
+    hashes = spill.held();
+  }
   const uint64_t duplicates = spill.size() - hashes.size();
   BuildFacts facts;
   facts.seed = keys.seed;

@@ -428,6 +428,12 @@ uint64_t HashSpill::count(unsigned bits, uint64_t part) const {
   return top_counts_[hi] - top_counts_[lo];
 }
 
+std::span<uint64_t> HashSpill::held() {
+  check_finished("held()");
+  if (!runs_.empty()) throw Error(ErrorCode::kInvalidArgument, "held(): the hashes were spilled");
+  return {run_.data(), run_used_};
+}
+
 void HashSpill::read(unsigned bits, uint64_t part, std::vector<uint64_t>& out) const {
   out.clear();
   check_finished("read()");

@@ -94,6 +94,11 @@ class HashSpill {
   // After finish(): those hashes, sorted ascending, duplicates removed, into `out` (cleared
   // first). Thread-safe (pread). Throws kIOError naming tmpdir when the file cannot be read.
   void read(unsigned bits, uint64_t part, std::vector<uint64_t>& out) const;
+  // After finish() with nothing spilled: every distinct hash, sorted ascending, in the spill's own
+  // memory (valid while the spill lives), for a caller that builds one filter of all of them
+  // without a copy. The caller may reorder them; count() and read() are not to be used after.
+  // Throws kInvalidArgument when runs were spilled (read() them instead).
+  std::span<uint64_t> held();
 
   // The directory of the temporary file (for messages), and the number of runs written.
   const std::string& tmpdir() const noexcept { return tmpdir_; }
