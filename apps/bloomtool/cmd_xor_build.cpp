@@ -333,6 +333,15 @@ void print_partitioned_summary(const XorBuildCliOptions& o, const StaticBuild& r
   if (measure) print_quick_measurement(*r.filter, h.seed, model_p);
 }
 
+// The summary's last line when hashes went to disk (--memory): how many bytes, in how many runs,
+// where (the file has no name and is gone once the build ends).
+void print_spill_summary(const XorBuildCliOptions& o, const StaticBuild& r,
+                         const SpillOptions& spill) {
+  if (r.spill_bytes == 0 || o.args.out.quiet || o.args.out.json) return;
+  fmt::print(stderr, "  spilled         {} ({} bytes) of hashes in {} sorted runs under {}\n",
+             format_bytes(r.spill_bytes), r.spill_bytes, r.spill_runs, spill.tmpdir);
+}
+
 int run_static_build(const XorBuildCliOptions& o, const std::string& kind) {
   StaticBuildOptions options;
   double asked_rate = 0;
@@ -361,15 +370,18 @@ int run_static_build(const XorBuildCliOptions& o, const std::string& kind) {
   if (r.plain_xor) {
     return publish(o.args.out, out, r.distinct, *r.plain_xor, [&](uint64_t file_bytes) {
       print_summary(o, *r.plain_xor, input_options, file_bytes);
+      print_spill_summary(o, r, options.spill);
     });
   }
   if (r.plain_ribbon) {
     return publish(o.args.out, out, r.distinct, *r.plain_ribbon, [&](uint64_t file_bytes) {
       print_ribbon_summary(o, *r.plain_ribbon, input_options, file_bytes, asked_rate);
+      print_spill_summary(o, r, options.spill);
     });
   }
   return publish(o.args.out, out, r.distinct, r, [&](uint64_t file_bytes) {
     print_partitioned_summary(o, r, input_options, file_bytes);
+    print_spill_summary(o, r, options.spill);
   });
 }
 

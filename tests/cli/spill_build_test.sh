@@ -87,6 +87,14 @@ used() { df --output=used -k "$1" | tail -1 | tr -d ' '; }
 base=$(used sig)
 sigdir=$(cd sig && pwd -P)  # as /proc shows it
 seq 2500000 >many-keys  # two runs of 16MiB / 16 bytes a hash
+# The summary says what went to disk: 2.5M hashes of 8 bytes in three runs (the threads' staging
+# buffers take their share of the 16 MiB), each followed by its index of 65,537 offsets of 8 bytes.
+run "$BT" build-static --no-measure --threads 2 --kind fuse --memory 16MiB --tmpdir sig \
+  -o spilled.bf many-keys
+expect_rc 0 "a spilled build"
+expect_match "$ERR" "  spilled         [0-9.]+ MiB \(21572888 bytes\) of hashes in 3 sorted runs under sig" \
+  "the summary's spill line"
+rm -f spilled.bf
 spills=1
 for sig in TERM INT KILL; do
   cp old.bf out.bf

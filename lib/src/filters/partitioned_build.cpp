@@ -238,6 +238,8 @@ StaticBuild build_static(const HashedKeys& keys, const StaticBuildOptions& o,
     });
   }
   spill.finish();
+  r.spill_bytes = spill.spill_bytes();
+  r.spill_runs = spill.runs();
 
   // Ribbon is partitioned only when asked: partitions are standard Ribbon, about 3 % larger than
   // the bumped filter an unpartitioned build makes.

@@ -52,6 +52,8 @@ struct StaticBuild {
   uint32_t attempts = 0;           // seeds tried (partitioned: the most any partition needed)
   unsigned partition_bits = 0;     // 0: a plain file
   uint64_t largest_partition = 0;  // distinct keys of the largest partition
+  uint64_t spill_bytes = 0;        // bytes of hashes spilled to the temporary file (0: none)
+  size_t spill_runs = 0;           // sorted runs they were written in
   // The query side of a whole file (nullptr for a part file); a partitioned filter owns payload.
   std::unique_ptr<Filter> filter;
   WordBuffer payload;  // a part file's payload
