@@ -17,6 +17,7 @@
 
 #include "base/run_threads.h"
 #include "bloomtool/error.h"
+#include "keys/hash_sort.h"
 
 namespace bloomtool {
 
@@ -36,42 +37,8 @@ constexpr const char* kSpillPrefix = ".bloomtool-spill.";
 // A two-level MSD radix sort into a scratch array of the run's size: the first level scatters
 // the run by its top bits into buckets of about 4,096 hashes (threads scatter slices of the run,
 // each bucket's hashes in input order), then each bucket, small enough for the L2 cache, is
-// scattered back by the next 11 bits into runs of a few hashes that insertion sort finishes.
+// sorted back by sort_radix_bucket (keys/hash_sort.h).
 // Buckets are shared out among the threads by hash count.
-
-constexpr size_t kInsertionMax = 24;
-constexpr int kSecondBits = 11;
-
-void small_sort(uint64_t* a, size_t n) {
-  if (n > kInsertionMax) {
-    std::sort(a, a + n);
-    return;
-  }
-  for (size_t i = 1; i < n; ++i) {
-    const uint64_t x = a[i];
-    size_t j = i;
-    for (; j > 0 && a[j - 1] > x; --j) a[j] = a[j - 1];
-    a[j] = x;
-  }
-}
-
-// Sorts src[0, n), whose hashes agree on the bits at and above `shift`, into dst[0, n).
-void sort_bucket(const uint64_t* src, uint64_t* dst, size_t n, int shift) {
-  if (n <= kInsertionMax || shift < kSecondBits) {
-    std::memcpy(dst, src, n * sizeof(uint64_t));
-    small_sort(dst, n);
-    return;
-  }
-  constexpr size_t kRuns = size_t{1} << kSecondBits;
-  const int s = shift - kSecondBits;
-  size_t start[kRuns + 1] = {};
-  for (size_t i = 0; i < n; ++i) ++start[((src[i] >> s) & (kRuns - 1)) + 1];
-  for (size_t r = 0; r < kRuns; ++r) start[r + 1] += start[r];
-  size_t next[kRuns];
-  std::memcpy(next, start, sizeof next);
-  for (size_t i = 0; i < n; ++i) dst[next[(src[i] >> s) & (kRuns - 1)]++] = src[i];
-  for (size_t r = 0; r < kRuns; ++r) small_sort(dst + start[r], start[r + 1] - start[r]);
-}
 
 // Sorts data[0, n) ascending, using scratch[0, n), on up to `threads` threads.
 void sort_run(uint64_t* data, uint64_t* scratch, size_t n, unsigned threads) {
@@ -114,7 +81,7 @@ void sort_run(uint64_t* data, uint64_t* scratch, size_t n, unsigned threads) {
   }
   detail::run_threads(threads, [&](unsigned t) {
     for (size_t g = cut[t]; g < cut[t + 1]; ++g)
-      sort_bucket(scratch + start[g], data + start[g], start[g + 1] - start[g], shift);
+      sort_radix_bucket(scratch + start[g], data + start[g], start[g + 1] - start[g], shift);
   });
 }
 

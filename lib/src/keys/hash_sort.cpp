@@ -12,8 +12,8 @@
 #include <cstring>
 #include <vector>
 
-#include "base/word_buffer.h"
 #include "base/run_threads.h"
+#include "base/word_buffer.h"
 
 namespace bloomtool {
 
@@ -37,24 +37,6 @@ void small_sort(uint64_t* a, size_t n) {
   }
 }
 
-// Sorts src[0, n), whose hashes agree above bit `shift`, into dst[0, n).
-void sort_bucket(const uint64_t* src, uint64_t* dst, size_t n, int shift) {
-  if (n <= kInsertionMax || shift < kSecondBits) {
-    std::memcpy(dst, src, n * sizeof(uint64_t));
-    small_sort(dst, n);
-    return;
-  }
-  constexpr size_t kRuns = size_t{1} << kSecondBits;
-  const int s = shift - kSecondBits;
-  size_t start[kRuns + 1] = {};
-  for (size_t i = 0; i < n; ++i) ++start[((src[i] >> s) & (kRuns - 1)) + 1];
-  for (size_t r = 0; r < kRuns; ++r) start[r + 1] += start[r];
-  size_t next[kRuns];
-  std::memcpy(next, start, sizeof next);
-  for (size_t i = 0; i < n; ++i) dst[next[(src[i] >> s) & (kRuns - 1)]++] = src[i];
-  for (size_t r = 0; r < kRuns; ++r) small_sort(dst + start[r], start[r + 1] - start[r]);
-}
-
 // Sorts data[0, n) and removes repeats; returns the number of distinct hashes, now at the front.
 // Repeats share their top bits, so each bucket is de-duplicated on its own.
 size_t radix_sort_unique(uint64_t* data, size_t n) {
@@ -72,7 +54,7 @@ size_t radix_sort_unique(uint64_t* data, size_t n) {
   size_t out = 0;
   for (size_t b = 0; b < buckets; ++b) {
     const size_t len = start[b + 1] - start[b];
-    sort_bucket(tmp + start[b], data + out, len, shift);
+    sort_radix_bucket(tmp + start[b], data + out, len, shift);
     out = static_cast<size_t>(std::unique(data + out, data + out + len) - data);
   }
   return out;
@@ -217,6 +199,23 @@ int group_bits(size_t n) {
 }
 
 }  // namespace
+
+void sort_radix_bucket(const uint64_t* src, uint64_t* dst, size_t n, int shift) {
+  if (n <= kInsertionMax || shift < kSecondBits) {
+    std::memcpy(dst, src, n * sizeof(uint64_t));
+    small_sort(dst, n);
+    return;
+  }
+  constexpr size_t kRuns = size_t{1} << kSecondBits;
+  const int s = shift - kSecondBits;
+  size_t start[kRuns + 1] = {};
+  for (size_t i = 0; i < n; ++i) ++start[((src[i] >> s) & (kRuns - 1)) + 1];
+  for (size_t r = 0; r < kRuns; ++r) start[r + 1] += start[r];
+  size_t next[kRuns];
+  std::memcpy(next, start, sizeof next);
+  for (size_t i = 0; i < n; ++i) dst[next[(src[i] >> s) & (kRuns - 1)]++] = src[i];
+  for (size_t r = 0; r < kRuns; ++r) small_sort(dst + start[r], start[r + 1] - start[r]);
+}
 
 size_t group_unique(uint64_t* data, size_t n, uint64_t* scratch, unsigned threads) {
   const std::span<const uint64_t> whole(data, n);

@@ -13,6 +13,11 @@ namespace bloomtool {
 // one scratch array: linear time, 16 bytes per hash at the peak.
 void sort_unique(std::vector<uint64_t>& hashes);
 
+// Sorts src[0, n), whose hashes agree on the bits at and above bit `shift`, into dst[0, n)
+// ascending: one scatter by the next 11 bits, then insertion sort of the short runs (a bucket of
+// an MSD radix sort, small enough for the L2 cache; the spill's run sort uses it too).
+void sort_radix_bucket(const uint64_t* src, uint64_t* dst, size_t n, int shift);
+
 // Removes repeats from data[0, n) and groups the distinct hashes, now at the front, by their top
 // bits: ascending from group to group, in order of first appearance within a group of about
 // 2,000 hashes (the groups are the top clamp(bit_width(n / 2048), 1, 16) bits; below 8,192
