@@ -88,8 +88,6 @@ void build_plain(StaticBuild& r, HashSpill& spill, const StaticBuildOptions& o,
     hashes = spill.held();
   }
   const uint64_t duplicates = spill.size() - hashes.size();
-  BuildFacts facts;
-  facts.seed = keys.seed;
   if (o.kind == FilterKind::kRibbon) {
     RibbonBuild b;
     RibbonBuildOptions ro = o.ribbon_options;
@@ -99,14 +97,7 @@ void build_plain(StaticBuild& r, HashSpill& spill, const StaticBuildOptions& o,
     b.built = build_ribbon_filter(hashes, ro);
     b.built.duplicates = duplicates;
     b.input = r.input;
-    const RibbonParams& p = b.built.filter->params();
-    facts.kind = FilterKind::kRibbon;
-    facts.variant = p.variant;
-    facts.m = p.slots;
-    facts.k = p.columns;
-    facts.kind_params = p.kind_params();
-    facts.distinct = b.built.distinct;
-    b.header = make_filter_header(facts, r.input, *keys.input, provenance);
+    b.header = ribbon_file_header(b.built, keys.seed, r.input, *keys.input, provenance);
     r.header = b.header;
     r.distinct = b.built.distinct;
     r.attempts = b.built.attempts;
@@ -121,13 +112,7 @@ void build_plain(StaticBuild& r, HashSpill& spill, const StaticBuildOptions& o,
     b.built = build_xor_filter(hashes, xo);
     b.built.duplicates = duplicates;
     b.input = r.input;
-    const XorParams& p = b.built.filter->params();
-    facts.kind = o.kind;
-    facts.m = p.slots;
-    facts.k = p.fingerprint_bits;
-    facts.kind_params = p.kind_params();
-    facts.distinct = b.built.distinct;
-    b.header = make_filter_header(facts, r.input, *keys.input, provenance);
+    b.header = xor_file_header(o.kind, b.built, keys.seed, r.input, *keys.input, provenance);
     r.header = b.header;
     r.distinct = b.built.distinct;
     r.attempts = b.built.attempts;

@@ -31,17 +31,23 @@ RibbonBuild build_ribbon(const HashedKeys& keys, const RibbonBuildOptions& optio
   o.hash_seed = keys.seed;
   r.built = build_ribbon_filter(hashes.parts, hashes.used, o);
   hashes.parts.clear();
-  const RibbonParams& p = r.built.filter->params();
+  r.header = ribbon_file_header(r.built, keys.seed, r.input, *keys.input, provenance);
+  return r;
+}
+
+FilterHeader ribbon_file_header(const RibbonBuildResult& built, uint64_t seed,
+                                const InputStats& input, const InputOptions& input_options,
+                                const BuildProvenance& provenance) {
+  const RibbonParams& p = built.filter->params();
   BuildFacts facts;
   facts.kind = FilterKind::kRibbon;
   facts.variant = p.variant;
-  facts.seed = keys.seed;
+  facts.seed = seed;
   facts.m = p.slots;
   facts.k = p.columns;
   facts.kind_params = p.kind_params();
-  facts.distinct = r.built.distinct;
-  r.header = make_filter_header(facts, r.input, *keys.input, provenance);
-  return r;
+  facts.distinct = built.distinct;
+  return make_filter_header(facts, input, input_options, provenance);
 }
 
 }  // namespace bloomtool

@@ -33,4 +33,11 @@ RibbonBuild build_ribbon(KeyStream& keys, const RibbonBuildOptions& options,
 RibbonBuild build_ribbon(const HashedKeys& keys, const RibbonBuildOptions& options,
                          const BuildProvenance& provenance);
 
+// The file header of a built filter (every field the filter decides: variant, m, k, kind_params,
+// distinct keys), complete but for the payload fields; `seed` is the key hash seed. Every
+// unpartitioned Ribbon build makes its header here.
+FilterHeader ribbon_file_header(const RibbonBuildResult& built, uint64_t seed,
+                                const InputStats& input, const InputOptions& input_options,
+                                const BuildProvenance& provenance);
+
 }  // namespace bloomtool

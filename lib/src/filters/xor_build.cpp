@@ -30,16 +30,23 @@ XorBuild build_xor(const HashedKeys& keys, const XorBuildOptions& options,
   o.hash_seed = keys.seed;
   r.built = build_xor_filter(hashes.parts, hashes.used, o);
   hashes.parts.clear();
-  const XorParams& p = r.built.filter->params();
+  r.header = xor_file_header(xor_filter_kind(options.layout), r.built, keys.seed, r.input,
+                             *keys.input, provenance);
+  return r;
+}
+
+FilterHeader xor_file_header(FilterKind kind, const XorBuildResult& built, uint64_t seed,
+                             const InputStats& input, const InputOptions& input_options,
+                             const BuildProvenance& provenance) {
+  const XorParams& p = built.filter->params();
   BuildFacts facts;
-  facts.kind = xor_filter_kind(options.layout);
-  facts.seed = keys.seed;
+  facts.kind = kind;
+  facts.seed = seed;
   facts.m = p.slots;
   facts.k = p.fingerprint_bits;
   facts.kind_params = p.kind_params();
-  facts.distinct = r.built.distinct;
-  r.header = make_filter_header(facts, r.input, *keys.input, provenance);
-  return r;
+  facts.distinct = built.distinct;
+  return make_filter_header(facts, input, input_options, provenance);
 }
 
 }  // namespace bloomtool

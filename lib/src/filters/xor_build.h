@@ -5,10 +5,10 @@
 
 #include <string>
 
+#include "filters/hashed_keys.h"
 #include "filters/xor_construct.h"
 #include "format/build_header.h"
 #include "keys/key_stream.h"
-#include "filters/hashed_keys.h"
 
 namespace bloomtool {
 
@@ -31,5 +31,12 @@ XorBuild build_xor(KeyStream& keys, const XorBuildOptions& options,
 // The same over any source of hashed keys.
 XorBuild build_xor(const HashedKeys& keys, const XorBuildOptions& options,
                    const BuildProvenance& provenance);
+
+// The file header of a built filter of `kind` (xor or binary fuse: m, k, kind_params, distinct
+// keys), complete but for the payload fields; `seed` is the key hash seed. Every unpartitioned
+// xor and binary fuse build makes its header here.
+FilterHeader xor_file_header(FilterKind kind, const XorBuildResult& built, uint64_t seed,
+                             const InputStats& input, const InputOptions& input_options,
+                             const BuildProvenance& provenance);
 
 }  // namespace bloomtool
