@@ -507,13 +507,7 @@ class Filter:
         """True if `key` may be in the filter, False if it definitely is not. `key`: bytes, any
         bytes-like object (its bytes), or str (UTF-8)."""
         if type(key) is not bytes:
-            if type(key) is str:
-                try:
-                    key = key.encode("utf-8")
-                except UnicodeEncodeError:
-                    key = _as_bytes(key)  # raises ArgumentError, naming the character
-            else:
-                key = _as_bytes(key)
+            key = _as_bytes(key)
         r = _contains(self._handle, key, len(key))
         if r < 0:
             raise _error(-r, self.path)

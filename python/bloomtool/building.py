@@ -311,13 +311,7 @@ class BloomFilter:
     def contains(self, key: Key) -> bool:
         """True if `key` may have been added, False if it certainly was not."""
         if type(key) is not bytes:
-            if type(key) is str:
-                try:
-                    key = key.encode("utf-8")
-                except UnicodeEncodeError:
-                    key = _as_bytes(key)  # raises ArgumentError, naming the character
-            else:
-                key = _as_bytes(key)
+            key = _as_bytes(key)
         r = _contains(self._handle, key, len(key))
         if r < 0:
             raise _error(-r)
