@@ -109,6 +109,22 @@ for t in 4 5; do
   run "$BT" query ref.bf --threads $t frames.zst
   expect_eq "$RC $OUT" "0 key-5" "query --threads $t frames.zst"
 done
+# A frame of more than 8 MiB (more than the threads take whole) after a small one: the streaming
+# decoder reads it and the rest, with the same filter.
+seq 1 1000000 | sed 's/^/big-/' >big.txt
+[ "$(stat -c %s big.txt)" -gt $((8 << 20)) ] || fail "setup: big.txt is not over 8 MiB"
+cat part.aa big.txt part.ab >bigframe.txt
+{ zstd -q -c part.aa; zstd -q -c big.txt; zstd -q -c part.ab; } >bigframe.zst
+"$BT" build -q --created 1700000000 --no-measure -o want-big.bf bigframe.txt || fail "setup big"
+for how in path stdin; do
+  CHECKS=$((CHECKS + 1))
+  if [ $how = path ]; then
+    "$BT" build -q --created 1700000000 --no-measure --threads 4 -o got.bf bigframe.zst 2>err
+  else
+    "$BT" build -q --created 1700000000 --no-measure --threads 4 -o got.bf <bigframe.zst 2>err
+  fi || fail "build --threads 4 bigframe.zst ($how): $(cat err)"
+  cmp -s got.bf want-big.bf || fail "build --threads 4 bigframe.zst ($how) differs from the plain keys"
+done
 # The fifth frame starts after the first four; a byte in its data changes its checksum.
 fifth=0
 for p in part.aa part.ab part.ac part.ad; do fifth=$((fifth + $(zstd -q -c $p | wc -c))); done

@@ -270,6 +270,41 @@ class Batches(Base):
             absent = [b"absent-%d" % i for i in range(100000)]
             self.assertEqual(g.contains_many(absent), [k in g for k in absent])
 
+    def test_batches_overlapped_with_the_library(self):
+        """update/contains_many hand each 8,192-key batch to the library on a helper thread while
+        the next one is joined: the answers stay in order across batches (the separator's slow
+        path in a middle batch included), and an error stops the run after the batches before it,
+        as one batch after another would."""
+        chunk = 8192
+        keys = [b"key-%d" % i for i in range(3 * chunk + 5)]
+        keys[chunk + 7] = b"holds\nthe separator"
+        f = bloomtool.BloomFilter(len(keys), 0.001)
+        f.update(keys)
+        self.assertEqual(f.keys_added, len(keys))
+        probes = [k for pair in zip(keys, (b"absent-%d" % i for i in range(len(keys))))
+                  for k in pair]
+        self.assertEqual(f.contains_many(probes), [k in f for k in probes])
+        self.assertEqual(f.contains_many(iter(probes)), [k in f for k in probes])
+        self.assertEqual(sum(f.contains_many(probes)[0::2]), len(keys))
+
+        def failing():
+            yield from keys[:2 * chunk + 100]
+            raise ValueError("the producer failed")
+
+        g = bloomtool.BloomFilter(len(keys), 0.001)
+        with self.assertRaisesRegex(ValueError, "the producer failed"):
+            g.update(failing())
+        self.assertEqual(g.keys_added, 2 * chunk)
+        self.assertTrue(all(g.contains_many(keys[:2 * chunk])))
+
+        h = bloomtool.BloomFilter(len(keys), 0.001)
+        bad = keys[:chunk] + [12345] + keys[chunk:]
+        with self.assertRaises(bloomtool.ArgumentError):
+            h.update(bad)
+        self.assertEqual(h.keys_added, chunk)
+        with self.assertRaises(bloomtool.ArgumentError):
+            h.contains_many(bad)
+
 
 if __name__ == "__main__":
     unittest.main()
