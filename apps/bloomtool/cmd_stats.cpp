@@ -2,6 +2,8 @@
 // the model's false-positive rate next to the rate its fill implies and, on request, a measured
 // rate judged against the model — plus gates for CI. Exit status: 0 all gates passed, 1 a gate
 // failed, 2 a file could not be read (the other files are still reported).
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <charconv>
 #include <climits>
@@ -10,16 +12,18 @@
 #include <memory>
 #include <optional>
 
-#include "filters/bloom.h"
-#include "bloomtool/error.h"
-#include "interop/foreign_format.h"
-#include "api/load_filter.h"
 #include "analysis/measure_keys.h"
-#include "keys/normalise.h"
-#include "format/signature.h"
 #include "analysis/stats.h"
+#include "api/load_filter.h"
+#include "bloomtool/error.h"
 #include "common.h"
+#include "filters/bloom.h"
+#include "format/file_reader.h"
+#include "format/filter_file.h"
+#include "format/signature.h"
+#include "interop/foreign_format.h"
 #include "json_writer.h"
+#include "keys/normalise.h"
 #include "stats_report.h"
 #include "units_cli.h"
 
@@ -70,6 +74,31 @@ FprMeasurement measure_negatives(const Filter& filter, const std::string& normal
                                           ": --negatives: no keys to measure with");
   }
   return m;
+}
+
+// A part file of a partitioned build (one host's range of the partitions) read whole, its
+// signature checked when a key is given: no filter answers for it, so stats reports it from its
+// header and partition table. nullopt for any other file (and for a path that is not a regular
+// file, which the loader reads and reports).
+std::optional<FilterFileContents> read_part_file(const std::string& path, FileFormat from,
+                                                 const std::optional<PublicKey>& trusted) {
+  struct stat st;
+  if (from != FileFormat::kBloomtool || ::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+    return std::nullopt;
+  FilterHeader h;
+  try {
+    h = read_filter_header(path);
+  } catch (const Error&) {
+    return std::nullopt;  // reported by the loader, as for any file
+  }
+  if (!h.partitions || h.partitions->whole()) return std::nullopt;
+  if (!trusted) return read_filter_file(path);
+  const std::vector<uint8_t> bytes = ReadFile(path).read_all();
+  const FilterHeader header = parse_filter_header(
+      std::span<const uint8_t>(bytes).first(std::min<size_t>(bytes.size(), kMaxHeaderBytes)),
+      bytes.size(), path);
+  verify_file_signature(bytes, header, *trusted, path);
+  return parse_filter_file(bytes, path);
 }
 
 int run_stats(const StatsOptions& o) {
@@ -136,13 +165,27 @@ int run_stats(const StatsOptions& o) {
     r.file_format = file_format_name(from);
     LoadedFilter loaded;
     try {
-      loaded = trusted ? load_verified_filter(path, *trusted) : load_filter_as(path, from, false);
-      // A raw file is opened, not loaded: its payload is read (every chunk verified) a window at
-      // a time, so memory stays small whatever its size.
-      r.stats = loaded.raw ? compute_stats_streamed(loaded.header, path)
-                           : compute_stats(loaded.header, *loaded.filter);
-      // A measurement probes everywhere: read the whole raw payload into memory first.
-      if (probes || !o.negatives.empty()) verify_whole_payload(loaded);
+      if (std::optional<FilterFileContents> part = read_part_file(path, from, trusted)) {
+        const PartitionsField& f = *part->header.partitions;
+        if (probes || !o.negatives.empty()) {
+          throw Error(ErrorCode::kUnsupported,
+                      fmt::format("{}: unsupported: a part file holding partitions {}-{} of {} "
+                                  "answers for some keys only, so its rate cannot be measured; "
+                                  "assemble the parts into one file first",
+                                  path, f.first, f.first + f.count - 1, f.partitions()));
+        }
+        r.stats = compute_part_stats(part->header, part->payload.span(), path);
+        loaded.header = std::move(part->header);
+        loaded.file_bytes = part->file_bytes;
+      } else {
+        loaded = trusted ? load_verified_filter(path, *trusted) : load_filter_as(path, from, false);
+        // A raw file is opened, not loaded: its payload is read (every chunk verified) a window
+        // at a time, so memory stays small whatever its size.
+        r.stats = loaded.raw ? compute_stats_streamed(loaded.header, path)
+                             : compute_stats(loaded.header, *loaded.filter);
+        // A measurement probes everywhere: read the whole raw payload into memory first.
+        if (probes || !o.negatives.empty()) verify_whole_payload(loaded);
+      }
     } catch (const Error& e) {
       // Report the other files too; the error line is the one main() would print.
       // --json always prints an object for the file, with the error in it.

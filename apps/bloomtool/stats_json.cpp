@@ -58,6 +58,9 @@ void write_json(JsonWriter& j, const Report& r, uint64_t probe_seed, const std::
     const PartitionFacts& pf = *s.partitions;
     j.begin_object();
     j.field("count", pf.count);
+    j.field("first", pf.first);
+    j.field("of", pf.total);
+    j.field("part_file", pf.count != pf.total);
     j.field("bits", pf.bits);
     j.field("min_keys", pf.min_keys);
     j.field("max_keys", pf.max_keys);

@@ -137,9 +137,16 @@ void print_human(StdoutWriter& out, const Report& r, bool first) {
   }
   if (s.partitions) {
     const PartitionFacts& pf = *s.partitions;
-    row("partitions", fmt::format("{} (by the top {} hash bits), {} to {} keys each, {} to {}",
-                                  pf.count, pf.bits, pf.min_keys, pf.max_keys,
-                                  format_bytes(pf.min_bytes), format_bytes(pf.max_bytes)));
+    const std::string which =
+        pf.count == pf.total
+            ? fmt::format("{} (by the top {} hash bits)", pf.count, pf.bits)
+            : fmt::format(
+                  "{}-{} of {} (by the top {} hash bits; a part file: assemble the parts "
+                  "to query them)",
+                  pf.first, pf.first + pf.count - 1, pf.total, pf.bits);
+    row("partitions",
+        fmt::format("{}, {} to {} keys each, {} to {}", which, pf.min_keys, pf.max_keys,
+                    format_bytes(pf.min_bytes), format_bytes(pf.max_bytes)));
     row("partition spread",
         fmt::format("{} (expected {:.0f} ± {:.0f} keys a partition for a uniform hash)",
                     pf.balanced ? "consistent" : "DEVIATES", pf.expected_keys, pf.sd));

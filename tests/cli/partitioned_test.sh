@@ -82,6 +82,22 @@ expect_same_file as.bf f8.bf "assembled file = one build"
 run "$BT" query f8.bf p0.bf -- keys
 expect_rc 2 "a part file is not queried"
 expect_match "$ERR" "^bloomtool: p0.bf: unsupported: a part file holding partitions 0-2 of 8" "part file refused"
+# stats reports a part file from its header and partition table: no rate to measure.
+run "$BT" stats p0.bf
+expect_rc 0 "stats of a part file"
+expect_match "$OUT" "partitions +0-2 of 8 \(by the top 3 hash bits; a part file: assemble the parts to query them\), [0-9]+ to [0-9]+ keys each" "stats: the part's partitions"
+expect_match "$OUT" "checksums +verified" "stats: the part's checksums"
+parts_keys=0
+for p in p0 p3 p4; do
+  "$BT" stats --json $p.bf >$p.json || fail "stats --json $p.bf"
+  parts_keys=$((parts_keys + $("$JSON_QUERY" $p.json /distinct_keys)))
+done
+expect_eq "$("$JSON_QUERY" p4.json /partitions/first) $("$JSON_QUERY" p4.json /partitions/count) $("$JSON_QUERY" p4.json /partitions/of) $("$JSON_QUERY" p4.json /partitions/part_file)" \
+  "4 4 8 true" "JSON: the part's range"
+expect_eq "$parts_keys" "$("$BT" stats --json f8.bf | "$JSON_QUERY" - /distinct_keys)" "the parts' keys add up to the whole"
+run "$BT" stats --measure 1000 p0.bf
+expect_rc 2 "no measurement of a part file"
+expect_eq "$ERR" "bloomtool: p0.bf: unsupported: a part file holding partitions 0-2 of 8 answers for some keys only, so its rate cannot be measured; assemble the parts into one file first" "measurement refused"
 echo old >out.bf
 run "$BT" assemble -o out.bf p0.bf p4.bf
 expect_rc 2 "a missing partition"
@@ -109,6 +125,12 @@ run "$BT" query --count --trusted-key signer.pub signed.bf keys
 expect_eq "$OUT" "44000" "a signed partitioned file verifies and answers"
 "$BT" assemble --sign signer.key -q -o signed-as.bf p0.bf p3.bf p4.bf
 expect_same_file signed-as.bf signed.bf "a signed assembly = a signed build"
+"$BT" build-static --kind fuse --partitions 8 --part 3 --sign signer.key -q -o signed-p3.bf keys
+run "$BT" stats --verify-signature signer.pub signed-p3.bf
+expect_rc 0 "stats of a signed part file"
+expect_match "$OUT" "signature +verified" "a signed part's signature verified"
+run "$BT" stats --verify-signature signer.pub p3.bf
+expect_rc 2 "an unsigned part file refused with a trusted key"
 
 # --- refusals ---
 run "$BT" merge -o m.bf f8.bf f8.bf

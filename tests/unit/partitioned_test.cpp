@@ -7,6 +7,7 @@
 #include <random>
 #include <vector>
 
+#include "analysis/stats.h"
 #include "filters/partitioned_build.h"
 #include "filters/partitioned_filter.h"
 #include "keys/key_reader.h"
@@ -135,6 +136,34 @@ TEST_CASE("the automatic partition count", "[partitioned]") {
   CHECK(default_partition_bits(kAutoPartitionKeys + 1) == 1);
   CHECK(default_partition_bits(10'000'000) == 3);  // 8 partitions of 1.25M keys
   CHECK(default_partition_bits(uint64_t{1} << 40) == 16);
+}
+
+TEST_CASE("a part file's stats come from its table; a damaged partition is corrupt",
+          "[partitioned]") {
+  const MemoryKeys m = random_keys(20000, 12);
+  StaticBuildOptions o;
+  o.kind = FilterKind::kBinaryFuse;
+  o.xor_options.fingerprint_bits = 8;
+  o.partition_bits = 3;
+  o.first = 2;
+  o.count = 3;
+  StaticBuild p = build_static(m.keys(2), o, {});
+  const FilterStats s = compute_part_stats(p.header, p.payload.span(), "part");
+  REQUIRE(s.partitions);
+  CHECK(s.partitions->first == 2);
+  CHECK(s.partitions->count == 3);
+  CHECK(s.partitions->total == 8);
+  CHECK(s.distinct_keys == p.header.distinct_estimate);
+  CHECK(s.distinct_keys > 20000 * 3 / 8 - 500);
+  CHECK(s.distinct_keys < 20000 * 3 / 8 + 500);
+  CHECK(s.model_fpr == Approx(1.0 / 256));
+
+  p.payload.data()[p.payload.size() - 1] ^= 1;  // the last word: partition 4's
+  CHECK_THROWS_WITH(compute_part_stats(p.header, p.payload.span(), "part"),
+                    "part: corrupt: partition 4 does not match its checksum");
+  CHECK_THROWS_WITH(
+      compute_part_stats(p.header, p.payload.span().first(p.payload.size() - 1), "part"),
+      Catch::Matchers::StartsWith("part: corrupt: a payload of"));
 }
 
 }  // namespace bloomtool

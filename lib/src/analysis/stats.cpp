@@ -320,6 +320,8 @@ PartitionFacts partition_facts(const FilterHeader& h, std::span<const uint64_t> 
   const std::vector<PartitionEntry> entries = read_partition_table(h, table, path);
   PartitionFacts f;
   f.count = entries.size();
+  f.first = h.partitions->first;
+  f.total = h.partitions->partitions();
   f.bits = h.partitions->bits;
   f.min_keys = f.min_bytes = UINT64_MAX;
   for (const PartitionEntry& e : entries) {
@@ -383,6 +385,34 @@ FilterStats compute_stats_streamed(const FilterHeader& header, const std::string
       table.insert(table.end(), words.begin(), words.begin() + static_cast<std::ptrdiff_t>(take));
     });
     if (header.partitions) s.partitions = partition_facts(header, table, path);
+  }
+  finish_stats(s, header);
+  return s;
+}
+
+FilterStats compute_part_stats(const FilterHeader& header, std::span<const uint64_t> payload,
+                               const std::string& path) {
+  if (!header.partitions) {
+    throw Error(ErrorCode::kInvalidArgument, path + ": not a part file (no partition table)");
+  }
+  if (payload.size() != header.payload_raw_bytes / 8) {
+    throw Error(ErrorCode::kCorrupt, path + ": corrupt: a payload of " +
+                                         std::to_string(payload.size() * 8) + " bytes, not " +
+                                         std::to_string(header.payload_raw_bytes));
+  }
+  FilterStats s = header_stats(header);
+  const auto table =
+      payload.first(std::min<uint64_t>(partition_table_words(header), payload.size()));
+  s.partitions = partition_facts(header, table, path);
+  const std::vector<PartitionEntry> entries = read_partition_table(header, table, path);
+  for (size_t i = 0; i < entries.size(); ++i) {
+    // read_partition_table has checked that every partition lies within the payload.
+    const PartitionEntry& e = entries[i];
+    if (partition_checksum(payload.subspan(e.word_offset, e.word_count)) != e.checksum) {
+      throw Error(ErrorCode::kCorrupt, path + ": corrupt: partition " +
+                                           std::to_string(header.partitions->first + i) +
+                                           " does not match its checksum");
+    }
   }
   finish_stats(s, header);
   return s;

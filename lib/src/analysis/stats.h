@@ -136,7 +136,9 @@ uint64_t header_filter_bits(const FilterHeader& header);
 // over them, and whether that spread is what a uniform hash gives (the partitions' counts are
 // multinomial: each within kZ1e6 standard deviations of n / P, with slack for small counts).
 struct PartitionFacts {
-  uint64_t count = 0;  // P
+  uint64_t count = 0;  // partitions in the file: P, or fewer in a part file
+  uint64_t first = 0;  // the first of them (0 but in a part file)
+  uint64_t total = 0;  // P, the partitions of the whole filter
   unsigned bits = 0;
   uint64_t min_keys = 0, max_keys = 0;
   uint64_t min_bytes = 0, max_bytes = 0;  // payload bytes of the smallest and largest partition
@@ -189,6 +191,13 @@ FilterStats compute_stats(const FilterHeader& header, const Filter& filter);
 // payload verified) rather than held in memory, so memory stays near one window whatever the
 // filter's size. `header` is the file's, already checked (load_filter).
 FilterStats compute_stats_streamed(const FilterHeader& header, const std::string& path);
+
+// compute_stats for a part file (a range of a partitioned filter's partitions, from a build on
+// several hosts): no filter answers for it, so the figures come from the header and the
+// partition table, and each partition's words are checked against the table's checksum
+// (kCorrupt naming `path` when one differs). `payload` is the file's whole payload.
+FilterStats compute_part_stats(const FilterHeader& header, std::span<const uint64_t> payload,
+                               const std::string& path);
 
 // Where the header's counts disagree with the filter's bits, one sentence each (empty when they
 // agree): more distinct keys than keys added; set bits without keys or keys without set bits; more
