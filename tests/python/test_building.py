@@ -85,6 +85,21 @@ class ByteIdentity(Base):
         f = bloomtool.build(KEYS, kind="binary-fuse", fpr=1e-4)
         self.assertEqual(f.info["k"], 16)
 
+    def test_static_kinds_partitioned_as_the_cli(self):
+        """Above 2^21 distinct keys xor-build partitions a static filter: build() writes the same
+        partitioned file."""
+        keys = [b"%d" % i for i in range(2_100_000)]
+        path = self.dir / "many.txt"
+        path.write_bytes(b"\n".join(keys) + b"\n")
+        out = self.dir / "many.bf"
+        rc, _, err = self.cli("xor-build", "-q", "-o", out, path)
+        self.assertEqual(rc, 0, err)
+        f = bloomtool.build(keys, kind="fuse8", path=self.dir / "py.bf")
+        self.assertEqual((self.dir / "py.bf").read_bytes(), out.read_bytes())
+        rc, text, err = self.cli("stats", out)
+        self.assertRegex(text, r"partitions +2 \(by the top 1 hash bits\)")
+        self.assertTrue(all(f.contains_many(keys[::997])))
+
     def test_union_of_shards_is_the_whole(self):
         shards = []
         for part in (KEYS[:3000], KEYS[3000:7000], KEYS[7000:]):

@@ -1,7 +1,7 @@
 // The public builders (bloomtool/build.h): a Plan checked and translated into the library's
 // BloomPlan or XorBuildOptions, keys read from a KeyStream (build_filter) or held in memory
-// (Builder), both built by build_bloom / build_xor as `bloomtool build` and `xor-build` build,
-// and written by the same writer.
+// (Builder), both built by build_bloom / build_static as `bloomtool build` and `xor-build` build
+// (a static filter of more than 2^21 keys partitioned as theirs), and written by the same writer.
 #include <atomic>
 #include <cstdlib>
 #include <ctime>
@@ -19,6 +19,7 @@
 #include "bloomtool/error.h"
 #include "filters/bloom_build.h"
 #include "filters/hashed_keys.h"
+#include "filters/partitioned_build.h"
 #include "filters/xor_build.h"
 #include "format/output_target.h"
 #include "format/signature.h"
@@ -148,7 +149,7 @@ std::unique_ptr<SigningKey> read_output_key(const OutputOptions& output) {
 
 // A built filter of either family, with what the writer and the result need of it.
 struct Built {
-  std::variant<BloomBuild, XorBuild> build;
+  std::variant<BloomBuild, StaticBuild> build;
   FilterHeader& header() {
     return build.index() == 0 ? std::get<0>(build).header : std::get<1>(build).header;
   }
@@ -164,7 +165,11 @@ struct Built {
 Built run_plan(const HashedKeys& keys, const PreparedPlan& p, const std::string& out) {
   try {
     if (p.bloom) return Built{build_bloom(keys, p.bloom_plan, p.provenance)};
-    return Built{build_xor(keys, p.xor_options, p.provenance)};
+    // As xor-build builds: the automatic partitions, the hashes held in memory.
+    StaticBuildOptions o;
+    o.kind = xor_filter_kind(p.xor_options.layout);
+    o.xor_options = p.xor_options;
+    return Built{build_static(keys, o, p.provenance)};
   } catch (const OverfillError& e) {
     throw Error(e.code(),
                 out + ": " + e.what() + "; nothing written (raise n, or set allow_overfill)");
@@ -186,7 +191,7 @@ WriteOptions built_write_options(const OutputOptions& output, const SigningKey* 
 
 std::span<const uint64_t> built_words(const Built& b) {
   if (b.build.index() == 0) return std::get<0>(b.build).filter->words();
-  return std::get<1>(b.build).built.filter->words();
+  return std::get<1>(b.build).words();
 }
 
 BuildResult build_result_of(Built& b, uint64_t file_bytes) {

@@ -7,10 +7,10 @@
 #include <optional>
 #include <string>
 
+#include "bloomtool/error.h"
 #include "filters/bloom.h"
 #include "filters/hashed_keys.h"
 #include "format/build_header.h"
-#include "bloomtool/error.h"
 #include "keys/key_stream.h"
 #include "model/model.h"
 

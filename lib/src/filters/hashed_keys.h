@@ -37,29 +37,4 @@ inline HashedKeys hashed_keys(KeyStream& keys) {
           keys.consume_threads()};
 }
 
-// Every hash of `keys`, one buffer per thread (together the whole input, in an order that does
-// not change a static filter): what the static builders construct from. Each buffer doubles by
-// moving pages, so growing never copies the hashes.
-struct CollectedHashes {
-  std::vector<WordBuffer> parts;  // parts[t] holds used[t] hashes
-  std::vector<size_t> used;
-  InputStats input;  // what the key source read
-};
-
-inline CollectedHashes collect_hashes(const HashedKeys& keys) {
-  CollectedHashes c;
-  c.parts.resize(keys.threads);
-  c.used.assign(keys.threads, 0);
-  c.input = keys.for_each([&c](const HashedBatch& b) {
-    WordBuffer& buf = c.parts[b.thread];
-    size_t& used = c.used[b.thread];
-    const size_t n = b.hashes.size();
-    if (used + n > buf.size())
-      buf.resize(std::max<size_t>({2 * buf.size(), used + n, size_t{1} << 18}));
-    std::copy(b.hashes.begin(), b.hashes.end(), buf.data() + used);
-    used += n;
-  });
-  return c;
-}
-
 }  // namespace bloomtool

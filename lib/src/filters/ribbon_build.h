@@ -1,6 +1,5 @@
-// Building a Ribbon filter from a key stream: every key's hash is collected (one mapped buffer a
-// thread, growing without copying), then build_ribbon_filter makes the filter of the distinct
-// hashes.
+// An unpartitioned Ribbon filter built from a key stream, not yet written: what build_static
+// (partitioned_build.h) makes of all the hashes when there is one partition.
 #pragma once
 
 #include <string>
@@ -22,16 +21,6 @@ struct RibbonBuild {
   // returns the bytes written.
   uint64_t write(const std::string& path, const WriteOptions& options = {});
 };
-
-// Reads every key of `keys` and builds the filter. Throws what build_ribbon_filter throws
-// (RibbonConstructionError when no seed works, kInvalidArgument for a rate outside [2^-30, 1/2])
-// and the stream's input errors. Deterministic: the same keys give the same filter for any thread
-// count.
-RibbonBuild build_ribbon(KeyStream& keys, const RibbonBuildOptions& options,
-                         const BuildProvenance& provenance);
-// The same from hashed keys of any source (a key stream or keys held in memory).
-RibbonBuild build_ribbon(const HashedKeys& keys, const RibbonBuildOptions& options,
-                         const BuildProvenance& provenance);
 
 // The file header of a built filter (every field the filter decides: variant, m, k, kind_params,
 // distinct keys), complete but for the payload fields; `seed` is the key hash seed. Every

@@ -1,7 +1,4 @@
-// Xor and binary fuse filters from a key stream: each thread appends its batches' hashes to its
-// own mapped buffer (together the same set, in an order that does not change the filter); the
-// buffers go to build_xor_filter as they are (grouping reads them in place, so they are never
-// joined into one array), which runs on as many threads as the stream.
+// A built xor or binary fuse filter's file header and writing (xor_build.h).
 #include <algorithm>
 
 #include "base/word_buffer.h"
@@ -12,27 +9,6 @@ namespace bloomtool {
 uint64_t XorBuild::write(const std::string& path, const WriteOptions& options) {
   const XorFilter& f = *built.filter;
   return write_filter_file(path, header, f.words(), f.words().size() * 8, options);
-}
-
-XorBuild build_xor(KeyStream& keys, const XorBuildOptions& options,
-                   const BuildProvenance& provenance) {
-  return build_xor(hashed_keys(keys), options, provenance);
-}
-
-XorBuild build_xor(const HashedKeys& keys, const XorBuildOptions& options,
-                   const BuildProvenance& provenance) {
-  XorBuild r;
-  const unsigned threads = keys.threads;
-  CollectedHashes hashes = collect_hashes(keys);
-  r.input = hashes.input;
-  XorBuildOptions o = options;
-  o.threads = threads;
-  o.hash_seed = keys.seed;
-  r.built = build_xor_filter(hashes.parts, hashes.used, o);
-  hashes.parts.clear();
-  r.header = xor_file_header(xor_filter_kind(options.layout), r.built, keys.seed, r.input,
-                             *keys.input, provenance);
-  return r;
 }
 
 FilterHeader xor_file_header(FilterKind kind, const XorBuildResult& built, uint64_t seed,

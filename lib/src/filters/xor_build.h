@@ -1,6 +1,5 @@
-// Building a binary fuse or xor filter from a key stream: every key's hash is collected (in a
-// mapped buffer that grows without copying), then build_xor_filter makes the filter of the
-// distinct hashes.
+// An unpartitioned binary fuse or xor filter built from a key stream, not yet written: what
+// build_static (partitioned_build.h) makes of all the hashes when there is one partition.
 #pragma once
 
 #include <string>
@@ -22,15 +21,6 @@ struct XorBuild {
   // returns the bytes written.
   uint64_t write(const std::string& path, const WriteOptions& options = {});
 };
-
-// Reads every key of `keys` and builds the filter. Throws what build_xor_filter throws
-// (XorConstructionError when no seed works) and the stream's input errors. Deterministic: the same
-// keys give the same filter for any thread count.
-XorBuild build_xor(KeyStream& keys, const XorBuildOptions& options,
-                   const BuildProvenance& provenance);
-// The same over any source of hashed keys.
-XorBuild build_xor(const HashedKeys& keys, const XorBuildOptions& options,
-                   const BuildProvenance& provenance);
 
 // The file header of a built filter of `kind` (xor or binary fuse: m, k, kind_params, distinct
 // keys), complete but for the payload fields; `seed` is the key hash seed. Every unpartitioned
