@@ -279,7 +279,7 @@ class _Builder:
                                                len(chunk)))
 
     def contains_chunk(self, chunk: List[Any]) -> bytearray:
-        """One answer byte per key of `chunk` (at most a few _CHUNK keys), by today's join."""
+        """One answer byte per key of `chunk` (a _CHUNK of keys), the pure-Python way: one join."""
         results = bytearray(len(chunk))
         buffer = (ctypes.c_uint8 * len(chunk)).from_buffer(results)
         joined = _joined(chunk)
