@@ -275,10 +275,10 @@ class Batches(Base):
             self.assertEqual(g.contains_many(absent), [k in g for k in absent])
 
     def test_batches_overlapped_with_the_library(self):
-        """update/contains_many hand each 8,192-key batch to the library on a helper thread while
-        the next one is joined: the answers stay in order across batches (the separator's slow
-        path in a middle batch included), and an error stops the run after the batches before it,
-        as one batch after another would."""
+        """update/contains_many across several 8,192-key batches: the answers stay in order
+        across batches (the separator's slow path in a middle batch included), and an error stops
+        the run after the batches before it (with the extension too: it falls back on the very
+        batch that holds the bad key)."""
         chunk = 8192
         keys = [b"key-%d" % i for i in range(3 * chunk + 5)]
         keys[chunk + 7] = b"holds\nthe separator"
