@@ -328,11 +328,11 @@ class Speedups(Base):
 
     def setUp(self):
         super().setUp()
-        self.span = building._SPAN
-        building._SPAN = 2 * building._CHUNK
+        self.spans = building._ADD_SPAN, building._QUERY_SPAN
+        building._ADD_SPAN = building._QUERY_SPAN = 2 * building._CHUNK
 
     def tearDown(self):
-        building._SPAN = self.span
+        building._ADD_SPAN, building._QUERY_SPAN = self.spans
         super().tearDown()
 
     def test_pack_and_bools(self):
