@@ -14,8 +14,9 @@ process. Prints one line of name=value pairs: seconds, keys/s, and the ratios
   update_over_cli_build     update's phase time per key over the CLI build's whole-process time
                             per key (the CLI also reads and splits the file; 2 threads)
   contains_many_over_cli_query  the same for contains_many and `query --count`
-flor must be importable (/usr/bin/python3 with python3-flor), python/ on PYTHONPATH,
-BLOOMTOOL_LIBRARY and BLOOMTOOL set for a build tree."""
+flor must be importable (/usr/bin/python3 with python3-flor), build/release/python on PYTHONPATH
+(the module with its extension bloomtool._speedups; BLOOMTOOL_NO_SPEEDUPS=1 times the pure-Python
+path), BLOOMTOOL_LIBRARY and BLOOMTOOL set for a build tree."""
 
 import os
 import subprocess

@@ -45,7 +45,8 @@ foreach(pc bloomtool bloomtool-c)
          FILE_PERMISSIONS ${bloomtool_file_mode} DIR_PERMISSIONS ${bloomtool_dir_mode})" COMPONENT dev)
 endforeach()
 
-# The Python module (python/bloomtool, pure Python over libbloomtool.so.0 with ctypes). Where
+# The Python module (python/bloomtool, Python over libbloomtool.so.0 with ctypes, and its optional
+# extension bloomtool._speedups when python/CMakeLists.txt built it). Where
 # Debian's python3 finds it: <prefix>/lib/python3/dist-packages for the prefix /usr (the
 # directory of Debian's own packages), <prefix>/lib/python3.X/dist-packages for another prefix
 # (on sys.path for /usr/local); -DBLOOMTOOL_PYTHON_DIR=<dir> (relative to the prefix, or absolute)
@@ -58,6 +59,10 @@ if(Python3_Interpreter_FOUND)
   set(bloomtool_py_versioned lib/python${Python3_VERSION_MAJOR}.${Python3_VERSION_MINOR}/dist-packages)
 else()
   set(bloomtool_py_versioned lib/python3/dist-packages)
+endif()
+set(bloomtool_py_extension "")
+if(TARGET bloomtool_speedups)
+  set(bloomtool_py_extension "$<TARGET_FILE:bloomtool_speedups>")
 endif()
 install(CODE "
   set(py_dir \"${BLOOMTOOL_PYTHON_DIR}\")
@@ -74,6 +79,10 @@ install(CODE "
   file(INSTALL \"${PROJECT_SOURCE_DIR}/python/bloomtool\" DESTINATION \"\${py_dir}\"
        FILE_PERMISSIONS ${bloomtool_file_mode} DIR_PERMISSIONS ${bloomtool_dir_mode}
        FILES_MATCHING PATTERN \"*.py\" PATTERN \"py.typed\" PATTERN \"__pycache__\" EXCLUDE)
+  if(NOT \"${bloomtool_py_extension}\" STREQUAL \"\")
+    file(INSTALL \"${bloomtool_py_extension}\" DESTINATION \"\${py_dir}/bloomtool\"
+         FILE_PERMISSIONS ${bloomtool_file_mode})
+  endif()
   file(RELATIVE_PATH lib \"\${py_dir}/bloomtool\"
        \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/libbloomtool.so.${BLOOMTOOL_C_SOVERSION}\")
   string(MD5 gen_dir \"\${py_dir}\")

@@ -3,7 +3,8 @@
 #   libbloomtool0      the C library libbloomtool.so.0 (shlibs, symbols, ldconfig trigger)
 #   libbloomtool-dev   headers, the static C++ library, the libbloomtool.so link, CMake and
 #                      pkg-config files
-#   python3-bloomtool  the Python module (pure Python, architecture all)
+#   python3-bloomtool  the Python module: with its extension bloomtool._speedups when it is built
+#                      (then of this architecture and for this Python 3.X), else architecture all
 # Debian's conventions that `cmake --install` does not follow (gzipped manual and changelog,
 # stripped libraries, a copyright file per package, the library's dependencies) are applied to
 # the staged files by packaging/deb_prebuild.cmake.
@@ -100,9 +101,20 @@ bloomtool-c) and the static C++ library libbloomtool.a with its headers
 
 set(CPACK_DEBIAN_PYTHON_PACKAGE_NAME python3-bloomtool)
 set(CPACK_DEBIAN_PYTHON_PACKAGE_SECTION python)
-set(CPACK_DEBIAN_PYTHON_PACKAGE_ARCHITECTURE all)
 set(CPACK_DEBIAN_PYTHON_PACKAGE_SHLIBDEPS OFF)
-set(CPACK_DEBIAN_PYTHON_PACKAGE_DEPENDS "python3:any, libbloomtool0 (>= ${PROJECT_VERSION})")
+if(TARGET bloomtool_speedups)
+  # The extension is built for one Python 3.X (its file name says which): the package runs with
+  # that version, and deb_prebuild.cmake adds the extension's own dependencies (dpkg-shlibdeps).
+  # The architecture is CPack's default, the build machine's.
+  math(EXPR bloomtool_py_next "${Python3_VERSION_MINOR} + 1")
+  set(BLOOMTOOL_DEB_PYTHON_DEPENDS
+      "python3 (>= ${Python3_VERSION_MAJOR}.${Python3_VERSION_MINOR}~), python3 (<< ${Python3_VERSION_MAJOR}.${bloomtool_py_next}), libbloomtool0 (>= ${PROJECT_VERSION})")
+  set(CPACK_DEBIAN_PYTHON_PACKAGE_DEPENDS "${BLOOMTOOL_DEB_PYTHON_DEPENDS}")
+else()
+  set(CPACK_DEBIAN_PYTHON_PACKAGE_ARCHITECTURE all)
+  set(CPACK_DEBIAN_PYTHON_PACKAGE_DEPENDS "python3:any, libbloomtool0 (>= ${PROJECT_VERSION})")
+  set(BLOOMTOOL_DEB_PYTHON_DEPENDS "")
+endif()
 # postinst byte-compiles the module (py3compile), prerm removes what that and any import wrote
 # (py3clean), as Debian's Python packages do: no __pycache__ is left behind on removal.
 set(CPACK_DEBIAN_PYTHON_PACKAGE_CONTROL_EXTRA
@@ -110,7 +122,7 @@ set(CPACK_DEBIAN_PYTHON_PACKAGE_CONTROL_EXTRA
     ${PROJECT_SOURCE_DIR}/packaging/python3-bloomtool/prerm)
 set(CPACK_DEBIAN_PYTHON_DESCRIPTION
     "query bloomtool filter files from Python
-A pure Python module (ctypes) over libbloomtool: bloomtool.open(path),
+A Python module (ctypes) over libbloomtool: bloomtool.open(path),
 'key in f', f.contains_many(keys) as one call into the library, f.info,
 with the checks and error messages of the bloomtool program.")
 

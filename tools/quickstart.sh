@@ -19,12 +19,14 @@ build_packages=(cmake g++ make pkg-config libcli11-dev libfmt-dev libsimdjson-de
                 libxxhash-dev libsodium-dev zlib1g-dev)
 # What the test suite and CI need besides: Catch2, the sanitizer and fuzzing compilers, valgrind,
 # the peers' tools (Guava on a JDK, DCSO's bloom), the ssh recipe, packaging checks, a renderer
-# for the stats --plot picture, tmux for the completion test, Dask for the distributed build, and
-# for the Python package test and bench a venv with setuptools and flor.
+# for the stats --plot picture, tmux for the completion test, Dask for the distributed build, the
+# Python headers for the module's optional extension, and for the Python package test and bench a
+# venv with setuptools and flor.
 test_packages=(catch2 zstd openssh-server rsync groff-base man-db parallel time valgrind clang-14
                libclang-rt-14-dev dpkg-dev lintian zsh python3 strace libguava-java
                default-jdk-headless golang-github-dcso-bloom-cli librsvg2-bin tmux
-               python3-dask python3-distributed python3-venv python3-setuptools python3-flor)
+               python3-dask python3-distributed python3-venv python3-setuptools python3-flor
+               python3-dev)
 packages=("${build_packages[@]}")
 case "$mode" in
   test | test-release) packages+=("${test_packages[@]}") ;;

@@ -1,7 +1,11 @@
 """Query bloomtool filter files in-process.
 
-A pure-Python module over the C API of libbloomtool.so.0 (``bloomtool/bloomtool_c.h``) with
-``ctypes``: nothing to compile, only the shared library to find (see ``_find_library``)::
+A Python module over the C API of libbloomtool.so.0 (``bloomtool/bloomtool_c.h``) with
+``ctypes``: only the shared library to find (see ``_find_library``). An optional compiled helper,
+``bloomtool._speedups`` (built where the Python headers are installed: Debian's python3-dev),
+lays out long lists of keys for the library's batch calls in one C loop; without it (or with
+the environment variable BLOOMTOOL_NO_SPEEDUPS=1) the same pure-Python code gives the same
+answers, files and errors, only slower::
 
     import bloomtool
 
@@ -31,6 +35,7 @@ import ctypes
 import errno as _errno
 import os
 import stat
+import sys
 from array import array
 from itertools import accumulate
 from datetime import timedelta
@@ -405,6 +410,29 @@ def _joined(keys: List[Any]) -> Optional[bytes]:
         return None
 
 
+def _load_speedups() -> Any:
+    """bloomtool._speedups (pack, bools), or None when it is not built or BLOOMTOOL_NO_SPEEDUPS
+    is set (to anything but "" or "0")."""
+    if os.environ.get("BLOOMTOOL_NO_SPEEDUPS", "") not in ("", "0"):
+        return None
+    try:
+        from . import _speedups  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    return _speedups
+
+
+_fast = _load_speedups()
+# With _fast: no limit on a key's length for pack() (the query calls take any length).
+_ANY_LENGTH = sys.maxsize
+
+
+def _at(buffer: bytearray, offset: int = 0) -> Any:
+    """A pointer to buffer[offset] for a ctypes call; the buffer cannot be resized until the
+    pointer is dropped (it holds a buffer export)."""
+    return ctypes.byref(ctypes.c_char.from_buffer(buffer, offset))
+
+
 # Keys joined as they are: their len() is their length in bytes (not so for array.array or a
 # memoryview of wider items, which are converted key by key).
 _JOINABLE = {bytes, bytearray}
@@ -530,6 +558,17 @@ class Filter:
                 raise _argument_error(f"keys: expected an iterable of keys, got "
                                       f"{type(keys).__name__}") from None
         count = len(items)
+        if count and _fast is not None:
+            # Packed by the extension in one pass; the library splits a long batch between
+            # threads. A key of another type or a str not encodable as UTF-8: the code below.
+            data, offsets = bytearray(), bytearray()
+            if _fast.pack(items, 0, count, data, offsets, _ANY_LENGTH) == count:
+                answers = bytearray(count)
+                status = _lib.bloomtool_contains_many(self._handle, _at(data), _at(offsets),
+                                                      count, _at(answers))
+                if status != _OK:
+                    raise _error(status, self.path)
+                return _fast.bools(answers)
         results = bytearray(count)
         buffer = (ctypes.c_uint8 * count).from_buffer(results) if count else None
         if count:

@@ -5,7 +5,9 @@
 #   exactly abi/libbloomtool.symbols, an ldconfig trigger and no maintainer scripts;
 # - libbloomtool-dev: headers, the static library, the libbloomtool.so link, CMake and pkg-config
 #   files (naming /usr), depending on libbloomtool0 of the same version;
-# - python3-bloomtool (architecture all): the Python module, depending on python3 and the library.
+# - python3-bloomtool: the Python module, depending on python3 and the library; architecture all,
+#   or, with its extension bloomtool._speedups (stripped), of the build's architecture, for the
+#   build's Python 3.X (python3 (<< 3.X+1)) and with the extension's shared library dependencies.
 # Each has its copyright file and gzipped changelog, a maintainer, section and description, every
 # path Debian's mode (directories 0755, files 0644, the program 0755) even when cpack runs under
 # umask 002 with source files of mode 0664 (a release tarball's); python3-bloomtool byte-compiles
@@ -92,7 +94,14 @@ expect_match "$OUT" "^libbloomtool0 \(= $version\)" "libbloomtool-dev depends on
 run dpkg-deb -f "${deb[python3-bloomtool]}" Depends Architecture
 expect_match "$OUT" "python3" "python3-bloomtool depends on python3"
 expect_match "$OUT" "libbloomtool0" "python3-bloomtool depends on the library"
-expect_match "$OUT" "Architecture: all" "python3-bloomtool is architecture all"
+extension=$(contents_of python3-bloomtool | grep -E '^/usr/lib/python3/dist-packages/bloomtool/_speedups\.cpython-3[0-9]+-.*\.so$')
+if [ -n "$extension" ]; then
+  expect_match "$OUT" "Architecture: $(dpkg --print-architecture)" "python3-bloomtool with its extension"
+  expect_match "$OUT" "python3 \(>= 3\.[0-9]+~\), python3 \(<< 3\.[0-9]+\)" "python3-bloomtool's Python version"
+  expect_match "$OUT" "libc6" "python3-bloomtool Depends names the extension's libc6 (dpkg-shlibdeps)"
+else
+  expect_match "$OUT" "Architecture: all" "python3-bloomtool without the extension is architecture all"
+fi
 
 # Every installed path of every package: directories 0755, files 0644 (the program 0755), all
 # root's; the control members 0644 (maintainer scripts 0755). The build decides, not the checkout.
@@ -143,7 +152,7 @@ expect_eq "$(sed -n 's/^ \([^ ]*\) .*/\1/p' "$WORK/control/symbols" | grep -v '^
 mkdir "$WORK/root"
 for p in "${!deb[@]}"; do dpkg-deb -x "${deb[$p]}" "$WORK/root"; done
 expect_match "$(grep '^prefix=' "$WORK/root/usr/$LIBDIR/pkgconfig/bloomtool.pc")" "^prefix=/usr$" "bloomtool.pc prefix"
-for bin in "usr/bin/bloomtool" "usr/$LIBDIR/libbloomtool.so.0"; do
+for bin in "usr/bin/bloomtool" "usr/$LIBDIR/libbloomtool.so.0" ${extension:+"${extension#/}"}; do
   run readelf -S "$WORK/root/$bin"
   CHECKS=$((CHECKS + 1))
   grep -qE '\.debug_|\.symtab' <<<"$OUT" && fail "/$bin is not stripped"
@@ -157,9 +166,11 @@ if [ "${BLOOMTOOL_SANITIZED:-0}" != 1 ] && command -v python3 >/dev/null; then
 import bloomtool, os
 print(os.path.realpath(bloomtool._find_library()))
 with bloomtool.open('$TESTDATA/golden/v1-bloom-standard.bf') as f:
-    print(f.info['kind'], f.contains_many([b'']))"
+    print(f.info['kind'], f.contains_many([b'']))
+print(bloomtool._fast is not None)"
   expect_eq "$OUT" "$(realpath "$WORK/root/usr/$LIBDIR/libbloomtool.so.0")
-bloom [False]" "the packaged Python module uses the packaged library: $ERR"
+bloom [False]
+$([ -n "$extension" ] && echo True || echo False)" "the packaged Python module uses the packaged library (and its extension): $ERR"
 fi
 
 if ! command -v lintian >/dev/null; then

@@ -2,7 +2,9 @@
 # `pip install` of the Python module from the source tree into a virtual environment, without
 # network (Debian's python3-venv and python3-setuptools; --no-build-isolation --no-index), from a
 # copy of python/ (the source tree stays clean); the installed module, run from outside the tree,
-# loads the built libbloomtool.so.0 ($BLOOMTOOL_LIBRARY), builds a filter and reads it back.
+# loads the built libbloomtool.so.0 ($BLOOMTOOL_LIBRARY), builds a filter and reads it back. The
+# optional extension bloomtool._speedups is installed with it and in use when the Python headers
+# are there (Debian's python3-dev), and the module works without it when they are not.
 # Skipped (exit 77) with a message when venv, pip or setuptools are missing.
 set -uo pipefail
 : "${PYTHON_SRC:?PYTHON_SRC must name the python/ directory}"
@@ -23,6 +25,11 @@ cd "$WORK" || exit 1
 out=$(WORK=$WORK PYTHONPATH= "$WORK/venv/bin/python" - <<'PY'
 import bloomtool, os
 assert os.path.dirname(bloomtool.__file__).startswith(os.environ["WORK"] + "/venv/"), bloomtool.__file__
+import sysconfig
+headers = os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h"))
+assert (bloomtool._fast is not None) == headers, (bloomtool._fast, headers)
+if headers:
+    assert os.path.dirname(bloomtool._fast.__file__) == os.path.dirname(bloomtool.__file__)
 f = bloomtool.BloomFilter(100, 0.01)
 f.update(["a", "b"])
 f.save("x.bf")

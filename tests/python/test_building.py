@@ -2,7 +2,8 @@
 and build() write byte for byte the CLI's files for the same keys and plan (SOURCE_DATE_EPOCH
 fixed), for standard and blocked Bloom filters, a binary fuse and an xor filter; the union of
 shards is the file of the whole; saved files are read (and gated by signature) by the CLI; bytes
-and pickles round-trip; bad input raises the module's exceptions.
+and pickles round-trip; bad input raises the module's exceptions. The extension
+bloomtool._speedups gives what the pure-Python path gives (files, answers, errors, keys added).
 
 Run by ctest (python.building) with BLOOMTOOL, BLOOMTOOL_LIBRARY, TESTDATA set.
 """
@@ -12,13 +13,16 @@ import errno
 import os
 import pickle
 import subprocess
+import sys
 import tempfile
 import unittest
+from array import array
 from pathlib import Path
 
 os.environ["SOURCE_DATE_EPOCH"] = "1700000000"
 
 import bloomtool  # noqa: E402
+from bloomtool import building  # noqa: E402
 
 BT = os.environ["BLOOMTOOL"]
 TESTDATA = Path(os.environ["TESTDATA"])
@@ -286,10 +290,10 @@ class Batches(Base):
             self.assertEqual(g.contains_many(absent), [k in g for k in absent])
 
     def test_batches_overlapped_with_the_library(self):
-        """update/contains_many hand each 8,192-key batch to the library on a helper thread while
-        the next one is joined: the answers stay in order across batches (the separator's slow
-        path in a middle batch included), and an error stops the run after the batches before it,
-        as one batch after another would."""
+        """update/contains_many across several 8,192-key batches: the answers stay in order
+        across batches (the separator's slow path in a middle batch included), and an error stops
+        the run after the batches before it (with the extension too: it falls back on the very
+        batch that holds the bad key)."""
         chunk = 8192
         keys = [b"key-%d" % i for i in range(3 * chunk + 5)]
         keys[chunk + 7] = b"holds\nthe separator"
@@ -319,6 +323,170 @@ class Batches(Base):
         self.assertEqual(h.keys_added, chunk)
         with self.assertRaises(bloomtool.ArgumentError):
             h.contains_many(bad)
+
+
+class Extension(unittest.TestCase):
+    def test_loaded_when_built(self):
+        """BLOOMTOOL_EXPECT_SPEEDUPS (set by ctest): ON when the build made the extension and the
+        test does not turn it off, OFF otherwise."""
+        expect = os.environ.get("BLOOMTOOL_EXPECT_SPEEDUPS")
+        if expect is None:
+            self.skipTest("BLOOMTOOL_EXPECT_SPEEDUPS is not set")
+        self.assertEqual(bloomtool._fast is not None, expect == "ON", expect)
+
+
+@unittest.skipIf(bloomtool._fast is None, "bloomtool._speedups not built or turned off")
+class Speedups(Base):
+    """bloomtool._speedups on its own, and the paths using it against the pure-Python ones (the
+    same process with the extension set aside), over spans of 2 chunks so that several spans
+    and the fallback to a chunk in the middle of one are exercised on small lists."""
+
+    def setUp(self):
+        super().setUp()
+        self.spans = building._ADD_SPAN, building._QUERY_SPAN
+        building._ADD_SPAN = building._QUERY_SPAN = 2 * building._CHUNK
+
+    def tearDown(self):
+        building._ADD_SPAN, building._QUERY_SPAN = self.spans
+        super().tearDown()
+
+    def test_pack_and_bools(self):
+        fast = bloomtool._fast
+        data, offsets = bytearray(), bytearray()
+        keys = [b"ab", "", "caf\u00e9", b"", "x" * 3]
+        self.assertEqual(fast.pack(keys, 0, 5, data, offsets, 1 << 20), 5)
+        self.assertEqual(bytes(data[:10]), b"abcaf\xc3\xa9xxx")
+        self.assertEqual(array("Q", bytes(offsets[:48])).tolist(), [0, 2, 2, 7, 7, 10])
+        self.assertEqual(fast.pack(tuple(keys), 2, 4, data, offsets, 1 << 20), 2)
+        self.assertEqual(bytes(data[:5]), "caf\u00e9".encode())
+        self.assertEqual(array("Q", bytes(offsets[:24])).tolist(), [0, 5, 5])
+        self.assertEqual(fast.pack(keys, 5, 5, data, offsets, 0), 0)
+        # Stops before a key it leaves to the pure-Python path.
+        odd = (bytearray(b"x"), memoryview(b"x"), 7, None, "\ud800", type("S", (str,), {})("s"),
+               type("B", (bytes,), {})(b"b"), [b"x"])
+        for key in odd:
+            with self.subTest(key=key):
+                self.assertEqual(fast.pack([b"a", "b", key, b"c"], 0, 4, data, offsets, 9), 2)
+        self.assertEqual(fast.pack([b"a", b"bbbb", b"c"], 0, 3, data, offsets, 3), 1)
+        self.assertEqual(fast.pack([b"a", "\u00e9\u00e9"], 0, 2, data, offsets, 3), 1)
+        self.assertEqual(fast.pack([b"a", "\u00e9\u00e9"], 0, 2, data, offsets, 4), 2)
+        # A non-ASCII str keeps no UTF-8 copy (as str.encode, not PyUnicode_AsUTF8AndSize).
+        text = "\u2603 snow" * 50
+        size = sys.getsizeof(text)
+        self.assertEqual(fast.pack([text], 0, 1, data, offsets, 1 << 20), 1)
+        self.assertEqual(sys.getsizeof(text), size)
+        # The buffers grow, never shrink; a buffer exported elsewhere cannot grow.
+        big = [b"y" * 100000]
+        self.assertEqual(fast.pack(big, 0, 1, data, offsets, 1 << 20), 1)
+        self.assertGreaterEqual(len(data), 100000)
+        view = memoryview(data)
+        with self.assertRaises(BufferError):
+            fast.pack([b"z" * (len(data) + 1)], 0, 1, data, offsets, 1 << 30)
+        view.release()
+        for args, error in (((iter(keys), 0, 1, data, offsets, 1), TypeError),
+                            ((keys, 0, 1, b"", offsets, 1), TypeError),
+                            ((keys, 0, 6, data, offsets, 1), ValueError),
+                            ((keys, 2, 1, data, offsets, 1), ValueError),
+                            ((keys, -1, 1, data, offsets, 1), ValueError),
+                            ((keys, 0, 1, data, offsets, -1), ValueError)):
+            with self.assertRaises(error):
+                fast.pack(*args)
+        self.assertEqual(fast.bools(b"\x00\x01\xff\x00"), [False, True, True, False])
+        self.assertEqual(fast.bools(bytearray()), [])
+        with self.assertRaises(TypeError):
+            fast.bools([1, 0])
+
+    @staticmethod
+    def attempt(call):
+        """call()'s answer, or (exception type, text)."""
+        try:
+            return call()
+        except (bloomtool.Error, ValueError) as e:
+            return type(e), str(e)
+
+    def both(self, call):
+        """attempt(call) with the extension, then without it."""
+        out = []
+        fast = bloomtool._fast
+        for use in (fast, None):
+            bloomtool._fast = building._fast = use
+            try:
+                out.append(self.attempt(call))
+            finally:
+                bloomtool._fast = building._fast = fast
+        return out
+
+    def test_same_as_pure_python(self):
+        chunk = building._CHUNK
+        base = [b"k%d" % i for i in range(5 * chunk + 17)]
+
+        def having(*pairs):
+            keys = list(base)
+            for index, key in pairs:
+                keys[index] = key
+            return keys
+
+        cases = {
+            "bytes": base,
+            "str": [k.decode() for k in base],
+            "tuple": tuple(base),
+            "mixed and non-ASCII": having((3, "caf\u00e9"), (chunk + 5, "s"), (9, b"a\nb")),
+            "bytes-like in two spans": having((chunk + 1, bytearray(b"ba")),
+                                              (3 * chunk, memoryview(b"mv")), (4 * chunk, b"")),
+            "an int in the fourth chunk": having((3 * chunk + 2, 12345)),
+            "a surrogate in the third": having((2 * chunk + 9, "\ud800")),
+            "a key over 1 MiB in the fifth": having((4 * chunk + 3, b"x" * ((1 << 20) + 1))),
+            "a key of 1 MiB": having((7, b"x" * (1 << 20))),
+        }
+        probes = base[::7] + [b"absent-%d" % i for i in range(3000)] + ["caf\u00e9", 5]
+        for name, keys in cases.items():
+            for feed in ("as is", "iterator"):
+                with self.subTest(keys=name, feed=feed):
+                    def run():
+                        f = bloomtool.BloomFilter(len(base), 0.01)
+                        added = self.attempt(
+                            lambda: f.update(keys if feed == "as is" else iter(keys)))
+                        opened = bloomtool.from_bytes(f.to_bytes())
+                        return (added, f.keys_added, f.to_bytes(),
+                                self.attempt(lambda: f.contains_many(keys)),
+                                self.attempt(lambda: f.contains_many(probes[:-1])),
+                                self.attempt(lambda: f.contains_many(iter(probes))),
+                                self.attempt(lambda: opened.contains_many(keys)),
+                                self.attempt(lambda: opened.contains_many(probes)))
+                    with_fast, without = self.both(run)
+                    self.assertEqual(with_fast, without)
+                    if with_fast[0] is None:  # every key in, and found (an empty one never)
+                        found = [k not in (b"", "") for k in keys]
+                        self.assertEqual(with_fast[3], found)
+                        self.assertEqual(with_fast[6], found)
+
+    def test_failing_producer_and_build(self):
+        """A generator raising in the third chunk: the two chunks before it are in the filter
+        both ways. build() writes the same fuse8 file both ways."""
+        chunk = building._CHUNK
+        keys = [b"key-%d" % i for i in range(5 * chunk)]
+
+        def failing():
+            yield from keys[:2 * chunk + 100]
+            raise ValueError("the producer failed")
+
+        def run():
+            f = bloomtool.BloomFilter(len(keys), 0.01)
+            with self.assertRaisesRegex(ValueError, "the producer failed"):
+                f.update(failing())
+            return f.keys_added, f.to_bytes()
+
+        with_fast, without = self.both(run)
+        self.assertEqual(with_fast, without)
+        self.assertEqual(with_fast[0], 2 * chunk)
+
+        def static():
+            path = self.dir / "s.bf"
+            bloomtool.build(keys + ["caf\u00e9"], kind="fuse8", path=path)
+            return path.read_bytes()
+
+        with_fast, without = self.both(static)
+        self.assertEqual(with_fast, without)
 
 
 if __name__ == "__main__":
