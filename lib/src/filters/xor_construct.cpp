@@ -273,9 +273,13 @@ uint64_t initial_queue(const W w, unsigned threads) {
   const uint64_t slots = w.slots;
   Index* order = w.order;
   if (threads <= 1 || slots < (uint64_t{1} << 20)) {
+    // Without a branch (about a fifth of the slots are free, at random): every slot is written
+    // just below the queue and kept there only if it is free. Below the queue nothing is held
+    // yet, and top >= slots - p > 0.
     uint64_t top = slots;
     for (uint64_t p = 0; p < slots; ++p) {
-      if (w.count(p) >> 2 == 1) order[--top] = static_cast<Index>(p);
+      order[top - 1] = static_cast<Index>(p);
+      top -= w.count(p) >> 2 == 1;
     }
     return top;
   }
