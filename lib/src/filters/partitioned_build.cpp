@@ -22,7 +22,6 @@
 #include "base/run_threads.h"
 #include "bloomtool/error.h"
 #include "filters/partitioned_filter.h"
-#include "keys/hash_sort.h"
 
 namespace bloomtool {
 
