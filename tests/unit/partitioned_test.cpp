@@ -11,6 +11,7 @@
 #include "filters/partitioned_build.h"
 #include "filters/partitioned_filter.h"
 #include "keys/key_reader.h"
+#include "temp_dir.h"
 
 namespace bloomtool {
 
@@ -128,6 +129,35 @@ TEST_CASE("partitioned builds: the same words for any thread count; parts assemb
   parts.pop_back();
   CHECK_THROWS_WITH(assemble_partitions(parts, std::nullopt, std::nullopt),
                     "partition 2 is in none of the parts (part5 starts at 5)");
+}
+
+TEST_CASE("partitioned builds: held in memory (split, not sorted) or spilled, the same words",
+          "[partitioned]") {
+  // Random hashes, every fifth one repeated: a set held in memory is split by partition and each
+  // partition's construction removes its repeats; a spilled one is read back sorted and
+  // distinct. 2^18 hashes and more are split on two threads; 14 bits make many tiny partitions.
+  for (const auto& [n, bits] : {std::pair{size_t{240000}, 2u}, {size_t{5000}, 14u}}) {
+    MemoryKeys m = random_keys(n, 23);
+    for (size_t i = 0; i < n; i += 5) m.hashes.push_back(m.hashes[i]);
+    for (const FilterKind kind : {FilterKind::kBinaryFuse, FilterKind::kXor}) {
+      if (bits == 14 && kind == FilterKind::kXor) continue;  // 16,384 partitions: one kind
+      CAPTURE(n, bits, filter_kind_name(kind));
+      StaticBuildOptions o;
+      o.kind = kind;
+      o.partition_bits = bits;
+      StaticBuild held = build_static(m.keys(2), o, {});
+      CHECK(held.spill_runs == 0);
+      test::TempDir dir;
+      o.spill = {n * 4, dir.path(), 0};  // half the hashes' bytes: several runs
+      StaticBuild spilled = build_static(m.keys(1), o, {});
+      CHECK(spilled.spill_runs > 1);
+      CHECK(whole_file_words(held) == whole_file_words(spilled));
+      for (const StaticBuild* b : {&held, &spilled}) {
+        CHECK(b->distinct == n);
+        CHECK(b->duplicates == n / 5);
+      }
+    }
+  }
 }
 
 TEST_CASE("the automatic partition count", "[partitioned]") {

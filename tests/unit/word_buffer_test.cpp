@@ -32,3 +32,29 @@ TEST_CASE("WordBuffer::resize keeps the words and zeroes the new ones", "[word_b
     filled = size;
   }
 }
+
+TEST_CASE("WordBuffer::release_pages zeroes whole pages of a mapped buffer only", "[word_buffer]") {
+  auto fill = [](WordBuffer& b) {
+    for (size_t i = 0; i < b.size(); ++i) b.data()[i] = i + 1;
+  };
+  auto kept = [](const WordBuffer& b, size_t from, size_t to) {
+    bool same = true;
+    for (size_t i = from; i < to; ++i) same = same && b.data()[i] == i + 1;
+    return same;
+  };
+  // A mapped buffer (2 MiB and more, page-aligned): words 1000 to 3000 cover the pages of words
+  // 1024 to 2559 (512 words a page); the words around them keep their values.
+  WordBuffer mapped(size_t{1} << 19);
+  fill(mapped);
+  mapped.release_pages(1000, 3000);
+  CHECK(kept(mapped, 0, 1024));
+  CHECK(std::all_of(mapped.data() + 1024, mapped.data() + 2560, [](uint64_t w) { return w == 0; }));
+  CHECK(kept(mapped, 2560, mapped.size()));
+  mapped.release_pages(5000, 5100);  // within one page: nothing
+  CHECK(kept(mapped, 2560, mapped.size()));
+  // A small (allocated) buffer is left alone.
+  WordBuffer small(4096);
+  fill(small);
+  small.release_pages(0, small.size());
+  CHECK(kept(small, 0, small.size()));
+}

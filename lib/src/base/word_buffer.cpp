@@ -162,6 +162,14 @@ void WordBuffer::resize(size_t count) {
   *this = std::move(bigger);
 }
 
+void WordBuffer::release_pages(size_t begin, size_t end) noexcept {
+  if (mapped_bytes_ == 0 || borrowed_ || begin >= end || end > count_) return;
+  constexpr uintptr_t kPage = 4096;
+  const uintptr_t from = (reinterpret_cast<uintptr_t>(data_ + begin) + kPage - 1) & ~(kPage - 1);
+  const uintptr_t to = reinterpret_cast<uintptr_t>(data_ + end) & ~(kPage - 1);
+  if (from < to) madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
+}
+
 WordBuffer::~WordBuffer() {
   release();
 }

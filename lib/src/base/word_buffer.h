@@ -48,6 +48,12 @@ class WordBuffer {
   // Throws kLimitExceeded if the memory cannot be had (the buffer is then unchanged).
   void resize(size_t count);
 
+  // Gives the memory of the whole pages within words [begin, end) back to the system (mapped
+  // buffers only; nothing for small or borrowed ones), for a caller done with those words while it
+  // fills memory elsewhere, which then faults in pages just freed rather than new ones. The words
+  // of those pages read as zero afterwards; all others keep their values.
+  void release_pages(size_t begin, size_t end) noexcept;
+
   uint64_t* data() noexcept { return data_; }
   const uint64_t* data() const noexcept { return data_; }
   size_t size() const noexcept { return count_; }

@@ -1,16 +1,22 @@
 // Partitioned static builds and the assembly of part files (partitioned_build.h).
 //
 // Memory: the hash source holds the hashes (8 bytes a key in memory; the spill module bounds
-// that); each build thread holds one partition's sorted hashes and its construction state at a
-// time, so with partitions of ~2^21 keys the construction's peak is threads × ~50 MiB rather than
-// the ~24 bytes a key of an unpartitioned construction. The built partitions (the filter's own
-// size) are copied behind the table once all are done, each freed as it is copied.
+// that). Xor and fuse hashes held in memory are split by partition into buffers that take over
+// the source's pages as the split frees them (SplitHashes), so they are never held twice;
+// otherwise each build thread reads one partition's sorted hashes at a time. Either way a build
+// thread holds one partition's construction state at a time (in one arena it keeps from
+// partition to partition), so with partitions of ~2^21 keys the construction's peak is threads ×
+// ~30 MiB rather than the ~24 bytes a key of an unpartitioned construction. The built partitions
+// (the filter's own size) are copied behind the table once all are done, each freed as it is
+// copied.
 #include "filters/partitioned_build.h"
 
 #include <algorithm>
 #include <atomic>
 #include <bit>
 #include <mutex>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "base/run_threads.h"
@@ -32,12 +38,36 @@ struct BuiltPartition {
   uint32_t attempts = 0;
 };
 
-BuiltPartition build_one(std::vector<uint64_t>& hashes, const StaticBuildOptions& o,
-                         uint64_t seed) {
-  // Every hash of a partition has the same top bits: the partition's filter holds them remapped.
-  for (uint64_t& h : hashes) h = partition_hash(h);
+// A built partition: its table entry (offset not yet known) from its construction's result.
+template <typename Result>
+BuiltPartition built_partition(Result r) {
   BuiltPartition b;
-  b.entry.keys = hashes.size();
+  b.entry.keys = r.distinct;
+  b.entry.m = r.filter->params().slots;
+  b.entry.kind_params = r.filter->params().kind_params();
+  b.attempts = r.attempts;
+  b.filter = std::move(r.filter);
+  const std::span<const uint64_t> w = b.filter->words();
+  b.entry.word_count = w.size();
+  b.entry.checksum = partition_checksum(w);
+  return b;
+}
+
+// A partition's xor or fuse construction: one thread, the build thread's arena.
+XorBuildOptions partition_xor_options(const StaticBuildOptions& o, uint64_t seed, bool distinct,
+                                      WordBuffer& arena) {
+  XorBuildOptions xo = o.xor_options;
+  xo.layout = o.kind == FilterKind::kXor ? XorLayout::kXor : XorLayout::kFuse;
+  xo.threads = 1;
+  xo.assume_distinct = distinct;
+  xo.arena = &arena;
+  xo.hash_seed = seed;
+  return xo;
+}
+
+// A partition of sorted distinct hashes (read back from the hash source), remapped.
+BuiltPartition build_sorted(std::vector<uint64_t>& hashes, const StaticBuildOptions& o,
+                            uint64_t seed, WordBuffer& arena) {
   if (o.kind == FilterKind::kRibbon) {
     RibbonBuildOptions ro = o.ribbon_options;
     // A partition is a standard Ribbon (variant 0): a bumped one's parameters (per layer) do not
@@ -46,27 +76,59 @@ BuiltPartition build_one(std::vector<uint64_t>& hashes, const StaticBuildOptions
     ro.threads = 1;
     ro.assume_distinct = true;
     ro.hash_seed = seed;
-    RibbonBuildResult r = build_ribbon_filter(hashes, ro);
-    b.entry.m = r.filter->params().slots;
-    b.entry.kind_params = r.filter->params().kind_params();
-    b.attempts = r.attempts;
-    b.filter = std::move(r.filter);
-  } else {
-    XorBuildOptions xo = o.xor_options;
-    xo.layout = o.kind == FilterKind::kXor ? XorLayout::kXor : XorLayout::kFuse;
-    xo.threads = 1;
-    xo.assume_distinct = true;
-    xo.hash_seed = seed;
-    XorBuildResult r = build_xor_filter(hashes, xo);
-    b.entry.m = r.filter->params().slots;
-    b.entry.kind_params = r.filter->params().kind_params();
-    b.attempts = r.attempts;
-    b.filter = std::move(r.filter);
+    return built_partition(build_ribbon_filter(hashes, ro));
   }
-  const std::span<const uint64_t> w = b.filter->words();
-  b.entry.word_count = w.size();
-  b.entry.checksum = partition_checksum(w);
-  return b;
+  return built_partition(build_xor_filter(hashes, partition_xor_options(o, seed, true, arena)));
+}
+
+// A set held in memory, split by partition instead of sorted: parts[i][t] holds used[i][t]
+// hashes, those of thread t's share of the input in partition first + i, each remapped by
+// partition_hash (repeats kept, in input order). A filter depends only on the set of its hashes,
+// never on their order, so construction (which groups and de-duplicates them) gives the bytes
+// that sorted partitions give. The input's pages are given back as the split passes them, so the
+// parts fill pages just freed: fresh pages cost a kernel page clear each (far more on a virtual
+// machine whose host has taken them back), and the hashes are never held twice.
+struct SplitHashes {
+  std::vector<std::vector<WordBuffer>> parts;
+  std::vector<std::vector<size_t>> used;
+};
+
+SplitHashes split_partitions(WordBuffer all, size_t n, unsigned bits, uint32_t first,
+                             uint32_t count, unsigned threads) {
+  if (n < (size_t{1} << 18)) threads = 1;
+  const int shift = 64 - static_cast<int>(bits);
+  const uint64_t* in = all.data();
+  auto slice = [&](unsigned t) {
+    return std::pair{n / threads * t, t + 1 == threads ? n : n / threads * (t + 1)};
+  };
+  SplitHashes s;
+  s.parts.resize(count);
+  s.used.assign(count, std::vector<size_t>(threads, 0));
+  for (std::vector<WordBuffer>& p : s.parts) p.resize(threads);
+  detail::run_threads(threads, [&](unsigned t) {
+    const auto [begin, end] = slice(t);
+    std::vector<size_t> c(count, 0);
+    for (size_t i = begin; i < end; ++i) ++c[(in[i] >> shift) - first];
+    std::vector<uint64_t*> to(count);
+    for (uint32_t p = 0; p < count; ++p) {
+      s.used[p][t] = c[p];
+      s.parts[p][t] = WordBuffer(c[p]);
+      to[p] = s.parts[p][t].data();
+    }
+    // 2 MiB of the input at a time (a huge page), then its pages go back.
+    constexpr size_t kChunkWords = (size_t{2} << 20) / sizeof(uint64_t);
+    const size_t phase = reinterpret_cast<uintptr_t>(in) / sizeof(uint64_t) % kChunkWords;
+    for (size_t i = begin; i < end;) {
+      const size_t stop = std::min(end, ((i + phase) / kChunkWords + 1) * kChunkWords - phase);
+      for (size_t j = i; j < stop; ++j) {
+        const uint64_t h = in[j];
+        *to[(h >> shift) - first]++ = partition_hash(h);
+      }
+      all.release_pages(i, stop);
+      i = stop;
+    }
+  });
+  return s;
 }
 
 uint32_t fingerprint_k(const StaticBuildOptions& o) {
@@ -222,32 +284,56 @@ StaticBuild build_static(const HashedKeys& keys, const StaticBuildOptions& o,
       spill.add(b.thread, k);
     });
   }
-  spill.finish();
-  r.spill_bytes = spill.spill_bytes();
-  r.spill_runs = spill.runs();
 
   // Ribbon is partitioned only when asked: partitions are standard Ribbon, about 3 % larger than
   // the bumped filter an unpartitioned build makes.
   const unsigned bits = o.partition_bits                ? *o.partition_bits
                         : o.kind == FilterKind::kRibbon ? 0
                                                         : default_partition_bits(spill.size());
+  const uint32_t first = ranged ? o.first : 0;
+  const uint32_t count = bits == 0 ? 1
+                         : ranged  ? o.count
+                                   : static_cast<uint32_t>(uint64_t{1} << bits);
+  // Xor and fuse partitions held in memory are split, not sorted (SplitHashes); Ribbon's and
+  // spilled ones are read back sorted and distinct.
+  std::optional<SplitHashes> split;
+  if (bits != 0 && o.kind != FilterKind::kRibbon) {
+    WordBuffer all;
+    if (spill.finish_unsorted(all)) {
+      const uint64_t n = spill.size();
+      split = split_partitions(std::move(all), n, bits, first, count, threads);
+    }
+  } else {
+    spill.finish();
+  }
+  r.spill_bytes = spill.spill_bytes();
+  r.spill_runs = spill.runs();
   if (bits == 0) {
     build_plain(r, spill, o, keys, provenance);
     return r;
   }
-  const uint32_t first = ranged ? o.first : 0;
-  const uint32_t count = ranged ? o.count : static_cast<uint32_t>(uint64_t{1} << bits);
 
   // Partitions one a thread at a time, in any order; each lands in its own slot.
   std::vector<BuiltPartition> built(count);
   std::atomic<uint32_t> next{0};
   detail::run_threads(std::min<unsigned>(threads, count), [&](unsigned) {
-    std::vector<uint64_t> hashes;
+    std::vector<uint64_t> read_back;
+    WordBuffer arena;  // the construction's working memory, kept from one partition to the next
     for (uint32_t i = next++; i < count; i = next++) {
-      spill.read(bits, first + i, hashes);
-      built[i] = build_one(hashes, o, keys.seed);
+      if (split) {
+        built[i] = built_partition(build_xor_filter(
+            split->parts[i], split->used[i], partition_xor_options(o, keys.seed, false, arena)));
+        split->parts[i].clear();
+      } else {
+        spill.read(bits, first + i, read_back);
+        // Every hash of a partition has the same top bits: the partition's filter holds them
+        // remapped.
+        for (uint64_t& h : read_back) h = partition_hash(h);
+        built[i] = build_sorted(read_back, o, keys.seed, arena);
+      }
     }
   });
+  split.reset();
 
   for (const BuiltPartition& b : built) {
     r.attempts = std::max(r.attempts, b.attempts);

@@ -1,9 +1,11 @@
 // Building a static filter (binary fuse, xor or Ribbon) partitioned by the top bits of the key
 // hashes (partitioned_filter.h): the key stream's threads hand their hashes to a HashSpill
 // (format/hash_spill.h: in memory within a budget, sorted runs in a temporary file beyond it); then
-// the partitions are built in parallel, one a thread at a time, each from its sorted distinct
-// hashes, and laid out behind the partition table in partition order. The file is the same for any
-// thread count, since each partition depends on its own keys only.
+// the partitions are built in parallel, one a thread at a time, each from its own hashes (xor and
+// fuse held in memory: split by partition in one pass, not sorted, repeats removed by each
+// partition's construction; otherwise read back sorted and distinct), and laid out behind the partition table in partition
+// order. The file is the same for any thread count and memory budget, since each partition
+// depends on the set of its own keys only.
 //
 // One partition range of the P (a part file) is what one host of an across-hosts build writes;
 // assemble_partitions joins the part files of all ranges into the file a single build writes.

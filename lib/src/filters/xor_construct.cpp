@@ -273,9 +273,13 @@ uint64_t initial_queue(const W w, unsigned threads) {
   const uint64_t slots = w.slots;
   Index* order = w.order;
   if (threads <= 1 || slots < (uint64_t{1} << 20)) {
+    // Without a branch (about a fifth of the slots are free, at random): every slot is written
+    // just below the queue and kept there only if it is free. Below the queue nothing is held
+    // yet, and top >= slots - p > 0.
     uint64_t top = slots;
     for (uint64_t p = 0; p < slots; ++p) {
-      if (w.count(p) >> 2 == 1) order[--top] = static_cast<Index>(p);
+      order[top - 1] = static_cast<Index>(p);
+      top -= w.count(p) >> 2 == 1;
     }
     return top;
   }
@@ -514,7 +518,13 @@ XorBuildResult build_from_parts(std::span<const std::span<const uint64_t>> parts
   // input count, an upper bound of the distinct count.
   const uint64_t most_slots = xor_params_for(options.layout, options.fingerprint_bits, input).slots;
   // Sized for wide records (pages a build does not touch cost nothing).
-  WordBuffer arena(std::max<uint64_t>(input, workspace_words<uint64_t>(most_slots, 12)));
+  const uint64_t arena_words = std::max<uint64_t>(input, workspace_words<uint64_t>(most_slots, 12));
+  WordBuffer own_arena;
+  WordBuffer& arena = options.arena != nullptr ? *options.arena : own_arena;
+  if (arena.size() < arena_words) {
+    arena = WordBuffer();  // the old one goes first: never two at once
+    arena = WordBuffer(arena_words);
+  }
   Run run{std::max(options.threads, 1u), group_top_bits(input), clock};
   const std::span<const uint64_t> all(out, input);
   // Grouping writes the second half of `out` on the second thread; past the first array's hashes

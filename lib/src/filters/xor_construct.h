@@ -26,6 +26,10 @@ struct XorBuildOptions {
   // The caller guarantees that the hashes are distinct: they are grouped by their top bits but
   // not de-duplicated. With repeats, construction fails after max_attempts seeds.
   bool assume_distinct = false;
+  // Working memory to reuse across builds (a partitioned build's thread keeps one for all its
+  // partitions, whose pages are then faulted in once): replaced by a larger one when too small,
+  // its contents overwritten. nullptr: memory of this build's own.
+  WordBuffer* arena = nullptr;
   // The seed the hashes were made with (hash_key): the filter's key rule, so that it answers
   // keys too. Construction does not depend on it.
   uint64_t hash_seed = 0;

@@ -208,6 +208,10 @@ void HashSpill::check_ok_locked() const {
 
 void HashSpill::check_finished(const char* what) const {
   if (!finished_) throw Error(ErrorCode::kInvalidArgument, std::string(what) + " before finish()");
+  if (moved_out_) {
+    throw Error(ErrorCode::kInvalidArgument,
+                std::string(what) + " after finish_unsorted() moved the hashes out");
+  }
 }
 
 void HashSpill::check_space(uint64_t bytes) const {
@@ -364,6 +368,28 @@ void HashSpill::finish() {
   uint64_t sum = 0;
   for (uint64_t& c : top_counts_) sum += std::exchange(c, sum);
   finished_ = true;
+}
+
+bool HashSpill::finish_unsorted(WordBuffer& out) {
+  out = WordBuffer();
+  for (Stage& s : stages_) {
+    flush_stage(s);
+    s.words.reset();
+  }
+  {
+    const std::lock_guard<std::mutex> hold(lock_);
+    check_ok_locked();
+    if (!finished_ && runs_.empty()) {
+      out = std::move(run_);
+      run_ = WordBuffer();
+      run_used_ = 0;
+      moved_out_ = true;
+      finished_ = true;
+      return true;
+    }
+  }
+  finish();
+  return false;
 }
 
 uint64_t HashSpill::size() const {

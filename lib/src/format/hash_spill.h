@@ -14,7 +14,8 @@
 // thread at most) and 16 bytes per run. After finish() a spilled set holds no hashes in memory;
 // read() allocates the partition it returns (the sum of its slices in the runs, before
 // de-duplication) and merge buffers of 4 MiB at most (4 KiB at least a run). A set that never
-// spilled stays in memory, sorted and distinct; its scratch array is freed. Without a budget
+// spilled stays in memory, sorted and distinct; its scratch array is freed (finish_unsorted()
+// instead hands it, unsorted, to a caller that orders it itself). Without a budget
 // (memory_bytes 0) nothing is bounded: finish() sorts with a scratch array as large as the hashes,
 // 16 bytes a hash at the peak.
 //
@@ -84,6 +85,12 @@ class HashSpill {
   // After all adds: writes what is held as the last run (if the set spilled: then frees the run
   // buffer) or sorts it in memory (if not).
   void finish();
+  // finish() for a caller that orders the hashes itself. A set that never spilled is not sorted
+  // but moved out as added: `out` gets the buffer whose first size() words are every hash added
+  // (repeats kept, in no particular order), and true is returned; the spill holds no hashes then
+  // (count(), read() and held() are not to be used). A spilled set is finished as by finish(),
+  // `out` left empty: false.
+  bool finish_unsorted(WordBuffer& out);
 
   uint64_t size() const;  // hashes added, with duplicates
   bool spilled() const;
@@ -144,7 +151,8 @@ class HashSpill {
   std::vector<Run> runs_;
   std::vector<uint64_t> top_counts_;  // 65,537 entries: after finish(), prefix sums by top 16 bits
   bool finished_ = false;
-  std::string error_;  // the message of a failure during add(), rethrown by later calls
+  bool moved_out_ = false;  // finish_unsorted() took the hashes
+  std::string error_;       // the message of a failure during add(), rethrown by later calls
   int error_code_ = 0;
 };
 
