@@ -187,6 +187,19 @@ TEST_CASE("HashSpill: a run of the smallest budget, reads from several threads",
   for (unsigned p = 0; p < 8; ++p) CHECK(same(got[p], expected_part(sorted, 3, p)));
 }
 
+TEST_CASE("HashSpill: size() counts hashes still in the threads' stages, before finish",
+          "[spill]") {
+  // build_static chooses the partition count from size() between the last add() and finish().
+  test::TempDir dir;
+  HashSpill spill({0, dir.path(), 0}, 2);
+  const std::vector<uint64_t> a{1, 2, 3}, b{5, 5, 6, 7, 8};
+  spill.add(0, a);
+  spill.add(1, b);
+  CHECK(spill.size() == 8);
+  spill.finish();
+  CHECK(spill.size() == 8);
+}
+
 TEST_CASE("HashSpill with nothing added", "[spill]") {
   test::TempDir dir;
   for (uint64_t memory : {uint64_t{0}, uint64_t{1} << 20}) {

@@ -393,8 +393,12 @@ bool HashSpill::finish_unsorted(WordBuffer& out) {
 }
 
 uint64_t HashSpill::size() const {
+  // Hashes still in a thread's stage count too (size() is asked between the last add() and
+  // finish(), to choose the partition count).
+  uint64_t staged = 0;
+  for (const Stage& s : stages_) staged += s.used;
   const std::lock_guard<std::mutex> hold(lock_);
-  return added_;
+  return added_ + staged;
 }
 
 bool HashSpill::spilled() const {

@@ -92,7 +92,8 @@ class HashSpill {
   // `out` left empty: false.
   bool finish_unsorted(WordBuffer& out);
 
-  uint64_t size() const;  // hashes added, with duplicates
+  // Hashes added, with duplicates (not to be asked while an add() runs: threads' stages count).
+  uint64_t size() const;
   bool spilled() const;
   uint64_t spill_bytes() const;  // bytes written to the temp file
   // After finish(): the number of hashes (with duplicates) whose top `bits` bits are `part`;
