@@ -93,6 +93,7 @@ std::optional<FilterFileContents> read_part_file(const std::string& path, FileFo
   }
   if (!h.partitions || h.partitions->whole()) return std::nullopt;
   if (!trusted) return read_filter_file(path);
+  check_image_fits_memory(h, path);  // as read_filter_file and load_verified_filter check it
   const std::vector<uint8_t> bytes = ReadFile(path).read_all();
   const FilterHeader header = parse_filter_header(
       std::span<const uint8_t>(bytes).first(std::min<size_t>(bytes.size(), kMaxHeaderBytes)),
