@@ -1,5 +1,5 @@
 // `bloomtool build-static` (and its first name, `xor-build`): parses the options, builds a static
-// Ribbon, binary fuse or xor filter from the distinct key hashes with build_ribbon or build_xor,
+// Ribbon, binary fuse or xor filter from the distinct key hashes with build_static,
 // checks the shrink guard, writes the file atomically and prints a summary on stderr.
 // Construction either succeeds within --max-attempts seeds or fails with exit status 2, leaving
 // any previous output file untouched. build-static builds a Ribbon filter at 1% unless told

@@ -136,7 +136,7 @@ uint32_t fingerprint_k(const StaticBuildOptions& o) {
                                        : o.xor_options.fingerprint_bits;
 }
 
-// The plain file of all the hashes, as build_xor / build_ribbon make it.
+// The plain (unpartitioned) file of all the hashes.
 void build_plain(StaticBuild& r, HashSpill& spill, const StaticBuildOptions& o,
                  const HashedKeys& keys, const BuildProvenance& provenance) {
   // In memory, the spill's own sorted hashes are built from in place (no copy: 8 bytes a key

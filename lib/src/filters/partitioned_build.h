@@ -3,9 +3,9 @@
 // (format/hash_spill.h: in memory within a budget, sorted runs in a temporary file beyond it); then
 // the partitions are built in parallel, one a thread at a time, each from its own hashes (xor and
 // fuse held in memory: split by partition in one pass, not sorted, repeats removed by each
-// partition's construction; otherwise read back sorted and distinct), and laid out behind the partition table in partition
-// order. The file is the same for any thread count and memory budget, since each partition
-// depends on the set of its own keys only.
+// partition's construction; otherwise read back sorted and distinct), and laid out behind the
+// partition table in partition order. The file is the same for any thread count and memory budget,
+// since each partition depends on the set of its own keys only.
 //
 // One partition range of the P (a part file) is what one host of an across-hosts build writes;
 // assemble_partitions joins the part files of all ranges into the file a single build writes.
@@ -59,7 +59,7 @@ struct StaticBuild {
   // The query side of a whole file (nullptr for a part file); a partitioned filter owns payload.
   std::unique_ptr<Filter> filter;
   WordBuffer payload;  // a part file's payload
-  // A plain file: the kind's own build, as build_xor or build_ribbon give it.
+  // A plain file: the kind's own build of all the hashes.
   std::optional<XorBuild> plain_xor;
   std::optional<RibbonBuild> plain_ribbon;
 
