@@ -211,3 +211,53 @@ TEST_CASE("xor build: bad options are invalid arguments", "[xor][build]") {
   CHECK_THROWS_AS(build_xor_filter(h, options(XorLayout::kFuse, 8, 0)), Error);
   CHECK(h == hashes);
 }
+
+TEST_CASE("xor build: hashes not known to be distinct give the filter of the distinct ones",
+          "[xor][build]") {
+  // From 8,192 hashes on, repeats are looked for in a sample; where it has none the first attempt
+  // runs on the hashes as given and repeats are removed only if it fails. Each case must give the
+  // bytes and the attempt count of a build from the distinct hashes alone.
+  struct Case {
+    const char* what;
+    size_t n;
+    XorLayout layout;
+    size_t every;        // every `every`-th hash twice (0: none)
+    bool largest_twice;  // the largest hash twice: outside the sample (its first sixteenth)
+  };
+  const Case cases[] = {
+      {"no repeats", 100000, XorLayout::kFuse, 0, false},
+      {"repeats in the sample", 100000, XorLayout::kFuse, 7, false},
+      {"one repeat outside the sample", 100000, XorLayout::kFuse, 0, true},
+      {"xor layout, one repeat outside the sample", 50000, XorLayout::kXor, 0, true},
+      // 11,500 keys just past a doubling of the fuse segment length: the first seed rarely peels.
+      {"first seed fails, no repeats", 11500, XorLayout::kFuse, 0, false},
+      {"first seed fails, one repeat outside the sample", 11500, XorLayout::kFuse, 0, true},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.what);
+    const std::vector<uint64_t> distinct = key_hashes("spec:", c.n);
+    std::vector<uint64_t> input = distinct;
+    for (size_t i = 0; c.every != 0 && i < distinct.size(); i += c.every)
+      input.push_back(distinct[i]);
+    if (c.largest_twice) input.push_back(*std::max_element(distinct.begin(), distinct.end()));
+    std::mt19937_64 rng(7);
+    std::shuffle(input.begin(), input.end(), rng);
+    XorBuildOptions known = options(c.layout, 8);
+    known.assume_distinct = true;
+    std::vector<uint64_t> d = distinct;
+    const XorBuildResult want = build_xor_filter(d, known);
+    std::vector<uint64_t> h = input;
+    const XorBuildResult got = build_xor_filter(h, options(c.layout, 8));
+    CHECK(got.distinct == distinct.size());
+    CHECK(got.duplicates == input.size() - distinct.size());
+    CHECK(got.attempts == want.attempts);
+    CHECK(got.filter->params().seed == want.filter->params().seed);
+    const std::span<const uint64_t> a = got.filter->words(), b = want.filter->words();
+    CHECK(std::equal(a.begin(), a.end(), b.begin(), b.end()));
+    std::sort(h.begin(), h.end());
+    std::vector<uint64_t> sorted = distinct;
+    std::sort(sorted.begin(), sorted.end());
+    CHECK(h == sorted);
+    if (c.n == 11500) CHECK(want.attempts >= 2);
+  }
+}

@@ -436,9 +436,10 @@ Peel attempt(std::span<const uint64_t> keys, const Mapping& map, uint32_t finger
   return r;
 }
 
+// Attempts [first, end) of the seed sequence; true once one peels (its fingerprints in words).
 template <typename Index>
 bool try_seeds(std::span<const uint64_t> keys, XorParams& p, WordBuffer& words, WordBuffer& arena,
-               uint32_t max_attempts, uint32_t& attempts, Run& run) {
+               uint32_t first, uint32_t end, uint32_t& attempts, Run& run) {
   Workspace<Index, false> narrow(arena.data(), p.slots);
   Workspace<Index, true> wide(arena.data(), p.slots);
   // Narrow records first; the same seed again with wide ones if a count could wrap.
@@ -448,7 +449,7 @@ bool try_seeds(std::span<const uint64_t> keys, XorParams& p, WordBuffer& words, 
     return r == Peel::kDone;
   };
   const uint64_t length = p.segment_length, count = p.segment_count;
-  for (uint32_t a = 0; a < max_attempts; ++a) {
+  for (uint32_t a = first; a < end; ++a) {
     p.seed = attempt_seed(a);
     attempts = a + 1;
     bool ok;
@@ -505,6 +506,13 @@ void fault_in(std::initializer_list<std::span<uint8_t>> ranges, unsigned threads
   });
 }
 
+// Inputs of this many hashes and more are checked for repeats on a sample (one hash in
+// kRepeatSample, a run of whole groups) before removing them; where the sample has none, the first
+// attempt speculates that there are none at all (build_from_parts). Removing repeats costs about
+// a third of grouping.
+constexpr uint64_t kSpeculateMin = uint64_t{1} << 13;
+constexpr uint64_t kRepeatSample = 16;
+
 // Builds the filter of the hashes in `parts`, grouped (and de-duplicated) into out[0, input);
 // `grouped` runs once the parts have been read for the last time.
 XorBuildResult build_from_parts(std::span<const std::span<const uint64_t>> parts, uint64_t* out,
@@ -534,11 +542,26 @@ XorBuildResult build_from_parts(std::span<const std::span<const uint64_t>> parts
                         (input - parts[0].size()) * 8)},
              run.threads);
   }
-  if (options.assume_distinct) group_by_top_bits(parts, out, arena.data(), run.threads);
-  const std::span<const uint64_t> hashes =
-      options.assume_distinct ? all
-                              : all.first(group_unique(parts, out, arena.data(), run.threads));
-  grouped();
+  // Repeats: removed first, unless a sample of the grouped hashes shows none; then the first
+  // attempt runs as if the hashes were distinct (see speculate below).
+  bool distinct = options.assume_distinct;
+  bool speculate = false;
+  if (distinct || input >= kSpeculateMin) {
+    group_by_top_bits(parts, out, arena.data(), run.threads);
+    grouped();
+    if (!distinct) {
+      speculate = !repeats_in_groups(out, static_cast<size_t>(input / kRepeatSample),
+                                     group_top_bits(input));
+      if (!speculate) distinct = true;
+    }
+  }
+  std::span<const uint64_t> hashes = all;
+  if (!distinct && !speculate) {
+    hashes = all.first(group_unique(parts, out, arena.data(), run.threads));
+    grouped();
+  } else if (distinct && !options.assume_distinct) {
+    hashes = all.first(group_unique(out, input, arena.data(), run.threads));
+  }
   clock.lap(&XorPhaseTimes::group);
   r.duplicates = input - hashes.size();
   r.distinct = hashes.size();
@@ -555,9 +578,36 @@ XorBuildResult build_from_parts(std::span<const std::span<const uint64_t>> parts
               std::span(reinterpret_cast<uint8_t*>(words.data()), words.size() * 8)},
              run.threads);
   }
-  const bool ok =
-      small ? try_seeds<uint32_t>(hashes, p, words, arena, options.max_attempts, r.attempts, run)
-            : try_seeds<uint64_t>(hashes, p, words, arena, options.max_attempts, r.attempts, run);
+  auto seeds = [&](uint32_t first, uint32_t end) {
+    return small ? try_seeds<uint32_t>(hashes, p, words, arena, first, end, r.attempts, run)
+                 : try_seeds<uint64_t>(hashes, p, words, arena, first, end, r.attempts, run);
+  };
+  // Speculation: the first attempt with every hash as given. If it peels them all there were no
+  // repeats (two copies of a hash share their three slots and keep each other's counts at 2 or
+  // more, so neither is ever peeled): the set, its size and so the parameters are those of the
+  // distinct hashes, and this is their first attempt, with the same bytes. Otherwise the repeats
+  // are removed; without any, the first attempt would fail again and the next one follows, else
+  // the distinct hashes start over from the first.
+  uint32_t first = 0;
+  if (speculate) {
+    if (seeds(0, 1)) {
+      r.filter = std::make_unique<XorFilter>(p, std::move(words), options.hash_seed);
+      return r;
+    }
+    hashes = all.first(group_unique(out, input, arena.data(), run.threads));
+    clock.lap(&XorPhaseTimes::group);
+    if (hashes.size() == input) {
+      first = 1;
+    } else {
+      r.duplicates = input - hashes.size();
+      r.distinct = hashes.size();
+      p = xor_params_for(options.layout, options.fingerprint_bits, r.distinct);
+      words = WordBuffer();
+      words = WordBuffer(xor_payload_words(p));
+      r.attempts = 0;
+    }
+  }
+  const bool ok = seeds(first, options.max_attempts);
   if (!ok) {
     throw XorConstructionError(
         fmt::format("{} filter construction failed after {} attempt{} ({} distinct keys)",

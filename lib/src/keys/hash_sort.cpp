@@ -275,6 +275,25 @@ int group_top_bits(size_t n) {
   return group_bits(n);
 }
 
+bool repeats_in_groups(const uint64_t* data, size_t n, int top_bits) {
+  if (n < 2) return false;
+  const int shift = 64 - std::clamp(top_bits, 1, 63);
+  std::vector<uint64_t> table(std::bit_ceil(2 * kTableMaxGroup), 0);
+  std::vector<uint64_t> kept(kTableMaxGroup);
+  for (size_t begin = 0; begin < n;) {
+    const uint64_t top = data[begin] >> shift;
+    size_t end = begin + 1;
+    while (end < n && data[end] >> shift == top) ++end;
+    const size_t len = end - begin;
+    if (len > kTableMaxGroup) return true;
+    const size_t kept_count =
+        table_unique(data + begin, len, kept.data(), table.data(), std::bit_ceil(2 * len));
+    if (kept_count != len) return true;  // a repeat, or a table overflow (crafted hashes)
+    begin = end;
+  }
+  return false;
+}
+
 void group_by_top_bits(uint64_t* data, size_t n, uint64_t* scratch, unsigned threads) {
   const std::span<const uint64_t> whole(data, n);
   group_by_top_bits(std::span(&whole, 1), data, scratch, threads);

@@ -40,6 +40,11 @@ void group_by_top_bits(uint64_t* data, size_t n, uint64_t* scratch, unsigned thr
 void group_by_top_bits(std::span<const std::span<const uint64_t>> parts, uint64_t* data,
                        uint64_t* scratch, unsigned threads = 1);
 
+// True when data[0, n), grouped by its top `top_bits` bits (as group_by_top_bits leaves it; a
+// group may be cut short at either end), holds some hash twice. Also true for a group too large
+// to check cheaply (above 16,384 hashes): the caller then removes repeats anyway.
+bool repeats_in_groups(const uint64_t* data, size_t n, int top_bits);
+
 // The number of top bits the two functions above group n hashes by (from 8,192 hashes on; below
 // that they sort, which groups by any number of bits).
 int group_top_bits(size_t n);
