@@ -506,12 +506,10 @@ void fault_in(std::initializer_list<std::span<uint8_t>> ranges, unsigned threads
   });
 }
 
-// Inputs of this many hashes and more are checked for repeats on a sample (one hash in
-// kRepeatSample, a run of whole groups) before removing them; where the sample has none, the first
-// attempt speculates that there are none at all (build_from_parts). Removing repeats costs about
-// a third of grouping.
+// Inputs of this many hashes and more are grouped by group_unless_repeats: where a sample of the
+// groups has no repeats, the first attempt speculates that there are none at all
+// (build_from_parts). Removing repeats costs about a third of grouping.
 constexpr uint64_t kSpeculateMin = uint64_t{1} << 13;
-constexpr uint64_t kRepeatSample = 16;
 
 // Builds the filter of the hashes in `parts`, grouped (and de-duplicated) into out[0, input);
 // `grouped` runs once the parts have been read for the last time.
@@ -542,26 +540,20 @@ XorBuildResult build_from_parts(std::span<const std::span<const uint64_t>> parts
                         (input - parts[0].size()) * 8)},
              run.threads);
   }
-  // Repeats: removed first, unless a sample of the grouped hashes shows none; then the first
-  // attempt runs as if the hashes were distinct (see speculate below).
-  bool distinct = options.assume_distinct;
-  bool speculate = false;
-  if (distinct || input >= kSpeculateMin) {
-    group_by_top_bits(parts, out, arena.data(), run.threads);
-    grouped();
-    if (!distinct) {
-      speculate = !repeats_in_groups(out, static_cast<size_t>(input / kRepeatSample),
-                                     group_top_bits(input));
-      if (!speculate) distinct = true;
-    }
-  }
+  // Repeats: removed while grouping, unless a sample of the groups has none; then the first
+  // attempt runs as if there were none at all (see speculate below).
   std::span<const uint64_t> hashes = all;
-  if (!distinct && !speculate) {
+  bool speculate = false;
+  if (options.assume_distinct) {
+    group_by_top_bits(parts, out, arena.data(), run.threads);
+  } else if (input >= kSpeculateMin) {
+    bool removed = false;
+    hashes = all.first(group_unless_repeats(parts, out, arena.data(), run.threads, removed));
+    speculate = !removed;
+  } else {
     hashes = all.first(group_unique(parts, out, arena.data(), run.threads));
-    grouped();
-  } else if (distinct && !options.assume_distinct) {
-    hashes = all.first(group_unique(out, input, arena.data(), run.threads));
   }
+  grouped();
   clock.lap(&XorPhaseTimes::group);
   r.duplicates = input - hashes.size();
   r.distinct = hashes.size();
@@ -594,7 +586,7 @@ XorBuildResult build_from_parts(std::span<const std::span<const uint64_t>> parts
       r.filter = std::make_unique<XorFilter>(p, std::move(words), options.hash_seed);
       return r;
     }
-    hashes = all.first(group_unique(out, input, arena.data(), run.threads));
+    hashes = all.first(unique_in_groups(out, input, group_top_bits(input)));
     clock.lap(&XorPhaseTimes::group);
     if (hashes.size() == input) {
       first = 1;
