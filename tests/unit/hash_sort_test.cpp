@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -55,7 +56,6 @@ namespace {
 // group_unique on a copy of `v`: checks that the result is the distinct set and that the group
 // (the documented number of top bits) never goes down; returns the number of distinct hashes.
 size_t check_group_unique(std::vector<uint64_t> v) {
-  const std::vector<uint64_t> original = v;
   std::vector<uint64_t> expect = v;
   std::sort(expect.begin(), expect.end());
   expect.erase(std::unique(expect.begin(), expect.end()), expect.end());
@@ -71,45 +71,12 @@ size_t check_group_unique(std::vector<uint64_t> v) {
   CHECK(descents == 0);
   std::sort(got.begin(), got.end());
   CHECK(got == expect);
-  // The same through group_by_top_bits, then unique_in_groups in place.
-  std::vector<uint64_t> g = original;
-  group_by_top_bits(g.data(), g.size(), scratch.data());
-  const int top = group_top_bits(g.size());
-  const size_t kept2 = unique_in_groups(g.data(), g.size(), top);
-  REQUIRE(kept2 == expect.size());
-  g.resize(kept2);
-  descents = 0;
-  for (size_t i = 1; i < g.size(); ++i) descents += (g[i - 1] >> (64 - top)) > (g[i] >> (64 - top));
-  CHECK(descents == 0);
-  std::sort(g.begin(), g.end());
-  CHECK(g == expect);
-  // group_unless_repeats: all removed, or none (only grouped) when the sample has none.
-  std::vector<uint64_t> u = original;
-  const std::span<const uint64_t> whole(original);
-  bool removed = false;
-  const size_t kept3 =
-      group_unless_repeats(std::span(&whole, 1), u.data(), scratch.data(), 1, removed);
-  if (removed) {
-    CHECK(kept3 == expect.size());
-  } else {
-    CHECK(kept3 == original.size());
-  }
-  u.resize(kept3);
-  descents = 0;
-  for (size_t i = 1; i < u.size(); ++i) descents += (u[i - 1] >> (64 - top)) > (u[i] >> (64 - top));
-  if (original.size() >= 8192) CHECK(descents == 0);
-  std::sort(u.begin(), u.end());
-  u.erase(std::unique(u.begin(), u.end()), u.end());
-  CHECK(u == expect);
   return kept;
 }
 
 }  // namespace
 
-TEST_CASE(
-    "group_unique, and unique_in_groups after group_by_top_bits, keep each distinct hash once, "
-    "grouped by top bits",
-    "[sort]") {
+TEST_CASE("group_unique keeps each distinct hash once, grouped by top bits", "[sort]") {
   for (uint64_t n : {0ull, 1ull, 100ull, 8191ull, 8192ull, 70000ull, 300000ull}) {
     CAPTURE(n);
     std::vector<uint64_t> v = hashes_of("g:", n);
@@ -118,7 +85,6 @@ TEST_CASE(
     v.push_back(0);
     v.push_back(~uint64_t{0});
     CHECK(check_group_unique(v) == n + 2);
-    CHECK(check_group_unique(hashes_of("d:", n)) == n);  // no repeats
   }
   // Crafted hashes: one group of 20,000 sharing their top 40 bits (too large for the table),
   // 30,000 copies of one hash, and a group whose low bits all collide (probes overflow): each
@@ -131,29 +97,25 @@ TEST_CASE(
   check_group_unique(v);
 }
 
-TEST_CASE("group_unless_repeats removes repeats when its sample has some, else only groups",
-          "[sort]") {
-  const std::vector<uint64_t> distinct = hashes_of("u:", 70000);
-  auto run = [](const std::vector<uint64_t>& v, bool& removed) {
-    std::vector<uint64_t> out(v.size()), scratch(v.size());
-    const std::span<const uint64_t> whole(v);
-    return group_unless_repeats(std::span(&whole, 1), out.data(), scratch.data(), 2, removed);
-  };
-  bool removed = true;
-  CHECK(run(distinct, removed) == distinct.size());
-  CHECK_FALSE(removed);
-  std::vector<uint64_t> many = distinct;
-  for (size_t i = 0; i < distinct.size(); i += 3) many.push_back(distinct[i]);
-  CHECK(run(many, removed) == distinct.size());
-  CHECK(removed);
-  // One repeat, of the largest hash: in the last group, outside the sample.
-  std::vector<uint64_t> one = distinct;
-  one.push_back(*std::max_element(distinct.begin(), distinct.end()));
-  CHECK(run(one, removed) == one.size());
-  CHECK_FALSE(removed);
-  // Below 8,192 hashes: always removed (sorted).
-  std::vector<uint64_t> small(distinct.begin(), distinct.begin() + 100);
-  small.push_back(small[0]);
-  CHECK(run(small, removed) == 100);
-  CHECK(removed);
+TEST_CASE("sample_has_repeats looks at the hashes whose top six bits are zero", "[sort]") {
+  const std::vector<uint64_t> v = hashes_of("s:", 50000);
+  const std::span<const uint64_t> whole(v);
+  CHECK_FALSE(sample_has_repeats(std::span(&whole, 1)));
+  CHECK_FALSE(sample_has_repeats(std::span(&whole, 0)));
+  // A repeat inside the sample, its copies in two arrays: seen. One outside it: not.
+  const uint64_t in = uint64_t{0x0123} << 40, out = uint64_t{0xF123} << 48;
+  std::vector<uint64_t> a = v, b{in};
+  a.push_back(in);
+  const std::span<const uint64_t> two[] = {a, b};
+  CHECK(sample_has_repeats(two));
+  std::vector<uint64_t> c = v;
+  c.push_back(out);
+  c.push_back(out);
+  const std::span<const uint64_t> one(c);
+  CHECK_FALSE(sample_has_repeats(std::span(&one, 1)));
+  // Crafted: the sample's hashes all collide in the table (probes overflow): taken as repeats.
+  std::vector<uint64_t> crafted;
+  for (uint64_t i = 1; i <= 200; ++i) crafted.push_back(i << 40);
+  const std::span<const uint64_t> cs(crafted);
+  CHECK(sample_has_repeats(std::span(&cs, 1)));
 }

@@ -53,6 +53,9 @@ namespace {
 
 using detail::Slots;
 
+// The key hashes of an attempt: one array, or several taken together (in no particular order).
+using KeyParts = std::span<const std::span<const uint64_t>>;
+
 // The seeds tried, in order; not part of the format (the file records the one that worked).
 uint64_t attempt_seed(uint32_t attempt) {
   return mix64(0x9E3779B97F4A7C15ull * (uint64_t{attempt} + 1));
@@ -84,7 +87,8 @@ class PhaseClock {
   double cpu_, wall_;
 };
 
-// What every attempt shares: threads, how the keys are grouped (hash_sort.h), the phase clock.
+// What every attempt shares: threads, how the keys are grouped (hash_sort.h; 0: not grouped,
+// in one or more arrays as given), the phase clock.
 struct Run {
   unsigned threads;
   int group_bits;
@@ -170,8 +174,8 @@ inline uint32_t touch(W& w, uint64_t p, uint32_t j, uint64_t h, uint32_t delta) 
 // free: the count word names the free slot, and a slot is always written above the queue and
 // counted in only when it became free.
 template <typename W, typename Mapping>
-bool count_keys(std::span<const uint64_t> keys, const Mapping map, W w, uint64_t p0_lo = 0,
-                uint64_t p0_hi = UINT64_MAX) {
+bool count_keys(std::span<const uint64_t> keys, const Mapping map, W w, bool grouped,
+                uint64_t p0_lo = 0, uint64_t p0_hi = UINT64_MAX) {
   constexpr size_t kAhead = 16;
   const size_t n = keys.size();
   const uint64_t width = p0_hi - p0_lo;
@@ -184,6 +188,7 @@ bool count_keys(std::span<const uint64_t> keys, const Mapping map, W w, uint64_t
       const Slots& next = ring[i % kAhead] = map.slots(keys[i + kAhead]);
       w.prefetch(next.p1);
       w.prefetch(next.p2);
+      if (!grouped) w.prefetch(next.p0);  // else the first slots follow the hash order
     }
     if (s.p0 - p0_lo >= width) continue;
     const uint64_t h = keys[i];
@@ -204,15 +209,19 @@ bool count_keys(std::span<const uint64_t> keys, const Mapping map, W w, uint64_t
 // is the same as on one thread. Keys are grouped by their top `group_bits` bits (hash_sort.h), so
 // the keys of a zone are found by binary search.
 template <typename W, typename Mapping>
-bool count_all(std::span<const uint64_t> keys, const Mapping& map, W& w, unsigned threads,
-               int group_bits) {
+bool count_all(KeyParts parts, const Mapping& map, W& w, unsigned threads, int group_bits) {
   constexpr bool kFuse = std::is_same_v<Mapping, detail::FuseMapping>;
   uint64_t segments = 0;
   if constexpr (kFuse) segments = map.span / map.segment_length;
-  if (!kFuse || threads <= 1 || keys.size() < (size_t{1} << 18) || segments < 8 * threads) {
+  if (!kFuse || threads <= 1 || group_bits == 0 || parts.size() != 1 ||
+      parts[0].size() < (size_t{1} << 18) || segments < 8 * threads) {
     w.clear();
-    return count_keys(keys, map, w);
+    bool saturated = false;
+    for (const std::span<const uint64_t> keys : parts)
+      saturated |= count_keys(keys, map, w, group_bits != 0);
+    return saturated;
   }
+  const std::span<const uint64_t> keys = parts[0];
   if constexpr (kFuse) {
     const uint64_t length = map.segment_length;
     const int shift = 64 - group_bits;
@@ -240,9 +249,9 @@ bool count_all(std::span<const uint64_t> keys, const Mapping& map, W& w, unsigne
       const size_t last = index_of_group(h_last >> shift, true);
       const uint64_t p0_lo = s_lo * length, p0_hi = s_hi * length;
       if (h_first <= h_last)
-        return count_keys(keys.subspan(first, last - first), map, w, p0_lo, p0_hi);
-      const bool a = count_keys(keys.subspan(first), map, w, p0_lo, p0_hi);
-      return count_keys(keys.first(last), map, w, p0_lo, p0_hi) || a;
+        return count_keys(keys.subspan(first, last - first), map, w, true, p0_lo, p0_hi);
+      const bool a = count_keys(keys.subspan(first), map, w, true, p0_lo, p0_hi);
+      return count_keys(keys.first(last), map, w, true, p0_lo, p0_hi) || a;
     };
     std::vector<uint8_t> saturated(threads, 0);
     auto zone = [&](unsigned t) { return segments * t / threads; };
@@ -328,12 +337,11 @@ enum class Peel {
 // One attempt. On success the stack order[0, n) holds each key's free slot in peeling order and
 // hash_xor(slot) is that key's hash.
 template <typename W, typename Mapping>
-Peel peel(std::span<const uint64_t> keys, const Mapping map, W w, Run& run) {
+Peel peel(KeyParts keys, size_t n, const Mapping map, W w, Run& run) {
   using Index = typename W::Index;
   constexpr size_t kBatch = 16;
   const uint64_t slots = w.slots;
   Index* order = w.order;
-  const size_t n = keys.size();
   const bool saturated = count_all(keys, map, w, run.threads, run.group_bits);
   run.clock.lap(&XorPhaseTimes::count);
   if (saturated) return Peel::kFull;
@@ -422,30 +430,31 @@ void assign(uint64_t n, const Mapping map, uint8_t* f, const W w) {
 
 // Peels with one mapping and, if that works, assigns the fingerprints.
 template <typename W, typename Mapping>
-Peel attempt(std::span<const uint64_t> keys, const Mapping& map, uint32_t fingerprint_bits,
+Peel attempt(KeyParts keys, size_t n, const Mapping& map, uint32_t fingerprint_bits,
              WordBuffer& words, W& w, Run& run) {
-  const Peel r = peel(keys, map, w, run);
+  const Peel r = peel(keys, n, map, w, run);
   if (r != Peel::kDone) return r;
   auto* f = reinterpret_cast<uint8_t*>(words.data());
   std::memset(f, 0, words.size() * 8);
   if (fingerprint_bits == 8)
-    assign<uint8_t>(keys.size(), map, f, w);
+    assign<uint8_t>(n, map, f, w);
   else
-    assign<uint16_t>(keys.size(), map, f, w);
+    assign<uint16_t>(n, map, f, w);
   run.clock.lap(&XorPhaseTimes::assign);
   return r;
 }
 
-// Attempts [first, end) of the seed sequence; true once one peels (its fingerprints in words).
+// Attempts [first, end) of the seed sequence over the n keys of `keys`; true once one peels (its
+// fingerprints then in words).
 template <typename Index>
-bool try_seeds(std::span<const uint64_t> keys, XorParams& p, WordBuffer& words, WordBuffer& arena,
+bool try_seeds(KeyParts keys, size_t n, XorParams& p, WordBuffer& words, WordBuffer& arena,
                uint32_t first, uint32_t end, uint32_t& attempts, Run& run) {
   Workspace<Index, false> narrow(arena.data(), p.slots);
   Workspace<Index, true> wide(arena.data(), p.slots);
   // Narrow records first; the same seed again with wide ones if a count could wrap.
   auto peel_and_assign = [&](const auto& map) {
-    Peel r = attempt(keys, map, p.fingerprint_bits, words, narrow, run);
-    if (r == Peel::kFull) r = attempt(keys, map, p.fingerprint_bits, words, wide, run);
+    Peel r = attempt(keys, n, map, p.fingerprint_bits, words, narrow, run);
+    if (r == Peel::kFull) r = attempt(keys, n, map, p.fingerprint_bits, words, wide, run);
     return r == Peel::kDone;
   };
   const uint64_t length = p.segment_length, count = p.segment_count;
@@ -506,9 +515,8 @@ void fault_in(std::initializer_list<std::span<uint8_t>> ranges, unsigned threads
   });
 }
 
-// Inputs of this many hashes and more are grouped by group_unless_repeats: where a sample of the
-// groups has no repeats, the first attempt speculates that there are none at all
-// (build_from_parts). Removing repeats costs about a third of grouping.
+// XorBuildOptions::speculate applies from this many hashes (grouping sorts fewer). Grouping and
+// removing repeats were about a fifth of a partition's construction.
 constexpr uint64_t kSpeculateMin = uint64_t{1} << 13;
 
 // Builds the filter of the hashes in `parts`, grouped (and de-duplicated) into out[0, input);
@@ -533,6 +541,10 @@ XorBuildResult build_from_parts(std::span<const std::span<const uint64_t>> parts
   }
   Run run{std::max(options.threads, 1u), group_top_bits(input), clock};
   const std::span<const uint64_t> all(out, input);
+  // Speculation (options.speculate, one thread): where a sample shows no repeats, the first
+  // attempt counts the keys where they are, neither grouped nor freed of repeats (see below).
+  const bool speculate = options.speculate && !options.assume_distinct && run.threads == 1 &&
+                         input >= kSpeculateMin && !sample_has_repeats(parts);
   // Grouping writes the second half of `out` on the second thread; past the first array's hashes
   // that memory is fresh.
   if (run.threads > 1 && parts.size() > 1 && parts[0].size() < input) {
@@ -540,20 +552,14 @@ XorBuildResult build_from_parts(std::span<const std::span<const uint64_t>> parts
                         (input - parts[0].size()) * 8)},
              run.threads);
   }
-  // Repeats: removed while grouping, unless a sample of the groups has none; then the first
-  // attempt runs as if there were none at all (see speculate below).
   std::span<const uint64_t> hashes = all;
-  bool speculate = false;
   if (options.assume_distinct) {
     group_by_top_bits(parts, out, arena.data(), run.threads);
-  } else if (input >= kSpeculateMin) {
-    bool removed = false;
-    hashes = all.first(group_unless_repeats(parts, out, arena.data(), run.threads, removed));
-    speculate = !removed;
-  } else {
+    grouped();
+  } else if (!speculate) {
     hashes = all.first(group_unique(parts, out, arena.data(), run.threads));
+    grouped();
   }
-  grouped();
   clock.lap(&XorPhaseTimes::group);
   r.duplicates = input - hashes.size();
   r.distinct = hashes.size();
@@ -570,23 +576,29 @@ XorBuildResult build_from_parts(std::span<const std::span<const uint64_t>> parts
               std::span(reinterpret_cast<uint8_t*>(words.data()), words.size() * 8)},
              run.threads);
   }
-  auto seeds = [&](uint32_t first, uint32_t end) {
-    return small ? try_seeds<uint32_t>(hashes, p, words, arena, first, end, r.attempts, run)
-                 : try_seeds<uint64_t>(hashes, p, words, arena, first, end, r.attempts, run);
+  auto seeds = [&](KeyParts keys, size_t n, uint32_t first, uint32_t end) {
+    return small ? try_seeds<uint32_t>(keys, n, p, words, arena, first, end, r.attempts, run)
+                 : try_seeds<uint64_t>(keys, n, p, words, arena, first, end, r.attempts, run);
   };
-  // Speculation: the first attempt with every hash as given. If it peels them all there were no
-  // repeats (two copies of a hash share their three slots and keep each other's counts at 2 or
-  // more, so neither is ever peeled): the set, its size and so the parameters are those of the
-  // distinct hashes, and this is their first attempt, with the same bytes. Otherwise the repeats
-  // are removed; without any, the first attempt would fail again and the next one follows, else
-  // the distinct hashes start over from the first.
+  // The speculative attempt is the first attempt as if the hashes were distinct. If it peels them
+  // all, they were (two copies of a hash share their three slots and keep each other's counts at
+  // 2 or more, so neither is ever peeled): the set, its size and so the parameters are those of
+  // the distinct hashes, and this was their first attempt, with the same bytes (counts and xors do
+  // not depend on the order keys come in, nor does the peel). Otherwise the hashes are grouped
+  // and freed of repeats as usual; without any, the first attempt would fail again and the next
+  // one follows, else the distinct hashes start over from the first.
   uint32_t first = 0;
   if (speculate) {
-    if (seeds(0, 1)) {
+    run.group_bits = 0;
+    const bool peeled = seeds(parts, input, 0, 1);
+    run.group_bits = group_top_bits(input);
+    if (peeled) {
+      grouped();
       r.filter = std::make_unique<XorFilter>(p, std::move(words), options.hash_seed);
       return r;
     }
-    hashes = all.first(unique_in_groups(out, input, group_top_bits(input)));
+    hashes = all.first(group_unique(parts, out, arena.data(), run.threads));
+    grouped();
     clock.lap(&XorPhaseTimes::group);
     if (hashes.size() == input) {
       first = 1;
@@ -599,7 +611,8 @@ XorBuildResult build_from_parts(std::span<const std::span<const uint64_t>> parts
       r.attempts = 0;
     }
   }
-  const bool ok = seeds(first, options.max_attempts);
+  const std::span<const uint64_t> grouped_hashes[] = {hashes};
+  const bool ok = seeds(grouped_hashes, hashes.size(), first, options.max_attempts);
   if (!ok) {
     throw XorConstructionError(
         fmt::format("{} filter construction failed after {} attempt{} ({} distinct keys)",

@@ -26,6 +26,12 @@ struct XorBuildOptions {
   // The caller guarantees that the hashes are distinct: they are grouped by their top bits but
   // not de-duplicated. With repeats, construction fails after max_attempts seeds.
   bool assume_distinct = false;
+  // Without assume_distinct, on one thread, from 8,192 hashes: the caller expects no repeats (a
+  // partitioned build whose earlier partitions had none), so the first attempt runs on the hashes
+  // as they are, neither grouped nor freed of repeats, unless a sample shows repeats; only if it
+  // fails are they grouped and freed of repeats. Same filter either way; cheaper when the guess is
+  // right, one attempt dearer when a repeat escaped the sample.
+  bool speculate = false;
   // Working memory to reuse across builds (a partitioned build's thread keeps one for all its
   // partitions, whose pages are then faulted in once): replaced by a larger one when too small,
   // its contents overwritten. nullptr: memory of this build's own.
@@ -59,7 +65,8 @@ class XorConstructionError : public Error {
 };
 
 // Removes repeats from `hashes` in place (the distinct hashes end up, grouped by their top bits,
-// in the first result.distinct entries; the rest is left undefined), then builds the filter,
+// in the first result.distinct entries; the rest is left undefined; a speculation that worked
+// leaves them as they were), then builds the filter,
 // trying a new mapping seed whenever the key set does not peel. Throws XorConstructionError
 // ("construction failed after N attempts") when no seed works within options.max_attempts,
 // kInvalidArgument on bad options. Deterministic: the same set of hashes, in any order and with

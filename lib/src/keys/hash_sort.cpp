@@ -60,8 +60,8 @@ size_t radix_sort_unique(uint64_t* data, size_t n) {
   return out;
 }
 
-// group_unless_repeats: the sample is the first 1/kSampleGroups of the groups.
-constexpr size_t kSampleGroups = 16;
+// sample_has_repeats: the top bits a hash of the sample has all zero (one hash in 64).
+constexpr int kSampleBits = 6;
 
 // group_unique: hashes per first-level group and the size limit of the per-group table.
 constexpr size_t kGroupTarget = 2048;
@@ -71,17 +71,13 @@ constexpr size_t kMaxProbe = 64;
 // Copies the distinct hashes of src[0, n) to dst in order of first appearance, using `table`
 // (a power of two >= 2n entries, all zero) as an open-addressing set; leaves the table zeroed.
 // Returns the count, or SIZE_MAX if some probe ran longer than kMaxProbe (only crafted hashes
-// do that), in which case the caller sorts instead: dst[0, *written) then holds the distinct
-// hashes of src[0, *read), and src[*read, n) is as it was. dst may be src itself or lie below it
-// (a hash is read before anything is written over it).
-size_t table_unique(const uint64_t* src, size_t n, uint64_t* dst, uint64_t* table, size_t size,
-                    size_t* read = nullptr, size_t* written = nullptr) {
+// do that), in which case dst holds garbage and the caller sorts instead.
+size_t table_unique(const uint64_t* src, size_t n, uint64_t* dst, uint64_t* table, size_t size) {
   const size_t mask = size - 1;
   size_t out = 0;
   bool zero_seen = false;  // 0 marks a free entry, so the hash 0 is tracked apart
   bool overflow = false;
-  size_t i = 0;
-  for (; i < n && !overflow; ++i) {
+  for (size_t i = 0; i < n && !overflow; ++i) {
     const uint64_t h = src[i];
     if (h == 0) {
       if (!zero_seen) dst[out++] = 0;
@@ -99,14 +95,11 @@ size_t table_unique(const uint64_t* src, size_t n, uint64_t* dst, uint64_t* tabl
       }
       if (probe == kMaxProbe) {
         overflow = true;
-        --i;  // not taken: the loop's increment brings it back
         break;
       }
     }
   }
   std::memset(table, 0, size * sizeof(uint64_t));
-  if (read != nullptr) *read = i;
-  if (written != nullptr) *written = out;
   return overflow ? SIZE_MAX : out;
 }
 
@@ -204,47 +197,6 @@ std::vector<size_t> split_groups(const std::vector<size_t>& start, unsigned thre
   return cut;
 }
 
-// The second half of group_unique: the groups of scratch (group g is scratch[start[g],
-// start[g + 1])) de-duplicated into data, packed; returns the distinct count.
-size_t unique_from_groups(const uint64_t* scratch, const std::vector<size_t>& start, uint64_t* data,
-                          unsigned threads) {
-  size_t largest = 0;
-  for (size_t g = 0; g + 1 < start.size(); ++g)
-    largest = std::max(largest, start[g + 1] - start[g]);
-  const size_t table_size = std::bit_ceil(2 * std::min(largest, kTableMaxGroup));
-  // Run t writes its distinct hashes from data + start[cut[t]] on (it can only shrink), then the
-  // runs are moved together.
-  const std::vector<size_t> cut = split_groups(start, threads);
-  std::vector<size_t> kept_by_run(threads, 0);
-  detail::run_threads(threads, [&](unsigned t) {
-    std::vector<uint64_t> table(table_size, 0);
-    size_t out = start[cut[t]];
-    for (size_t g = cut[t]; g < cut[t + 1]; ++g) {
-      const uint64_t* src = scratch + start[g];
-      const size_t len = start[g + 1] - start[g];
-      size_t kept = SIZE_MAX;
-      if (len <= kTableMaxGroup) {
-        kept = table_unique(src, len, data + out, table.data(),
-                            std::min(table_size, std::bit_ceil(2 * len)));
-      }
-      if (kept == SIZE_MAX) {
-        std::memcpy(data + out, src, len * sizeof(uint64_t));
-        std::sort(data + out, data + out + len);
-        kept = static_cast<size_t>(std::unique(data + out, data + out + len) - (data + out));
-      }
-      out += kept;
-    }
-    kept_by_run[t] = out - start[cut[t]];
-  });
-  size_t out = kept_by_run[0];
-  for (unsigned t = 1; t < threads; ++t) {
-    if (out != start[cut[t]])
-      std::memmove(data + out, data + start[cut[t]], kept_by_run[t] * sizeof(uint64_t));
-    out += kept_by_run[t];
-  }
-  return out;
-}
-
 int group_bits(size_t n) {
   return std::clamp(static_cast<int>(std::bit_width(n / kGroupTarget)), 1, 16);
 }
@@ -285,72 +237,61 @@ size_t group_unique(std::span<const std::span<const uint64_t>> parts, uint64_t* 
   threads = useful_threads(n, threads);
   // Every hash is in scratch once this returns, so data may be the first array itself.
   const std::vector<size_t> start = partition(in, scratch, group_bits(n), threads);
-  return unique_from_groups(scratch, start, data, threads);
+  size_t largest = 0;
+  for (size_t g = 0; g + 1 < start.size(); ++g)
+    largest = std::max(largest, start[g + 1] - start[g]);
+  const size_t table_size = std::bit_ceil(2 * std::min(largest, kTableMaxGroup));
+  // Run t writes its distinct hashes from data + start[cut[t]] on (it can only shrink), then the
+  // runs are moved together.
+  const std::vector<size_t> cut = split_groups(start, threads);
+  std::vector<size_t> kept_by_run(threads, 0);
+  detail::run_threads(threads, [&](unsigned t) {
+    std::vector<uint64_t> table(table_size, 0);
+    size_t out = start[cut[t]];
+    for (size_t g = cut[t]; g < cut[t + 1]; ++g) {
+      const uint64_t* src = scratch + start[g];
+      const size_t len = start[g + 1] - start[g];
+      size_t kept = SIZE_MAX;
+      if (len <= kTableMaxGroup) {
+        kept = table_unique(src, len, data + out, table.data(),
+                            std::min(table_size, std::bit_ceil(2 * len)));
+      }
+      if (kept == SIZE_MAX) {
+        std::memcpy(data + out, src, len * sizeof(uint64_t));
+        std::sort(data + out, data + out + len);
+        kept = static_cast<size_t>(std::unique(data + out, data + out + len) - (data + out));
+      }
+      out += kept;
+    }
+    kept_by_run[t] = out - start[cut[t]];
+  });
+  size_t out = kept_by_run[0];
+  for (unsigned t = 1; t < threads; ++t) {
+    if (out != start[cut[t]])
+      std::memmove(data + out, data + start[cut[t]], kept_by_run[t] * sizeof(uint64_t));
+    out += kept_by_run[t];
+  }
+  return out;
 }
 
 int group_top_bits(size_t n) {
   return group_bits(n);
 }
 
-size_t group_unless_repeats(std::span<const std::span<const uint64_t>> parts, uint64_t* data,
-                            uint64_t* scratch, unsigned threads, bool& removed) {
-  const Concat in(parts);
-  const size_t n = in.size();
-  removed = true;
-  if (n < kRadixMin) return group_unique(parts, data, scratch, threads);
-  threads = useful_threads(n, threads);
-  const std::vector<size_t> start = partition(in, scratch, group_bits(n), threads);
-  // The sample: the first sixteenth of the groups (at least one), a table per group.
-  const size_t groups = start.size() - 1;
-  std::vector<uint64_t> table, kept;
-  bool repeats = false;
-  for (size_t g = 0; g < std::max<size_t>(1, groups / kSampleGroups) && !repeats; ++g) {
-    const size_t len = start[g + 1] - start[g];
-    if (len > kTableMaxGroup) {
-      repeats = true;  // too large to check cheaply: removed as group_unique removes them
-      break;
-    }
-    const size_t size = std::bit_ceil(2 * std::max<size_t>(len, 1));
-    if (table.size() < size) table.assign(size, 0);
-    if (kept.size() < len) kept.resize(len);
-    repeats = table_unique(scratch + start[g], len, kept.data(), table.data(), size) != len;
-  }
-  if (repeats) return unique_from_groups(scratch, start, data, threads);
-  removed = false;
-  detail::run_threads(threads, [&](unsigned t) {
-    const size_t begin = n / threads * t, end = t + 1 == threads ? n : n / threads * (t + 1);
-    std::memcpy(data + begin, scratch + begin, (end - begin) * sizeof(uint64_t));
-  });
-  return n;
-}
-
-size_t unique_in_groups(uint64_t* data, size_t n, int top_bits) {
-  const int shift = 64 - std::clamp(top_bits, 1, 63);
-  std::vector<uint64_t> table;
-  size_t out = 0;
-  for (size_t begin = 0; begin < n;) {
-    const uint64_t top = data[begin] >> shift;
-    size_t end = begin + 1;
-    while (end < n && data[end] >> shift == top) ++end;
-    const size_t len = end - begin;
-    uint64_t* dst = data + out;
-    size_t read = 0, written = 0, kept = SIZE_MAX;
-    if (len <= kTableMaxGroup) {
-      const size_t size = std::bit_ceil(2 * len);
-      if (table.size() < size) table.assign(size, 0);
-      kept = table_unique(data + begin, len, dst, table.data(), size, &read, &written);
-    }
-    if (kept == SIZE_MAX) {
-      // What the table did not take joins what it kept, and the group is sorted instead.
-      std::memmove(dst + written, data + begin + read, (len - read) * sizeof(uint64_t));
-      const size_t all = written + len - read;
-      std::sort(dst, dst + all);
-      kept = static_cast<size_t>(std::unique(dst, dst + all) - dst);
-    }
-    out += kept;
-    begin = end;
-  }
-  return out;
+bool sample_has_repeats(std::span<const std::span<const uint64_t>> parts) {
+  size_t n = 0;
+  for (const std::span<const uint64_t> p : parts) n += p.size();
+  std::vector<uint64_t> sample;
+  sample.reserve((n >> kSampleBits) + (n >> (kSampleBits + 2)) + 64);
+  for (const std::span<const uint64_t> p : parts)
+    for (const uint64_t h : p)
+      if (h >> (64 - kSampleBits) == 0) sample.push_back(h);
+  if (sample.size() < 2) return false;
+  const size_t size = std::bit_ceil(2 * sample.size());
+  std::vector<uint64_t> table(size, 0), kept(sample.size());
+  // A table overflow (crafted hashes) counts as a repeat: the caller removes them anyway.
+  return table_unique(sample.data(), sample.size(), kept.data(), table.data(), size) !=
+         sample.size();
 }
 
 void group_by_top_bits(uint64_t* data, size_t n, uint64_t* scratch, unsigned threads) {

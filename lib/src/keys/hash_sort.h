@@ -40,18 +40,10 @@ void group_by_top_bits(uint64_t* data, size_t n, uint64_t* scratch, unsigned thr
 void group_by_top_bits(std::span<const std::span<const uint64_t>> parts, uint64_t* data,
                        uint64_t* scratch, unsigned threads = 1);
 
-// Removes repeats from data[0, n), grouped by its top `top_bits` bits (as group_by_top_bits leaves
-// it) in place, group by group: the distinct hashes move to the front, the groups in their order,
-// each in order of first appearance (sorted where crafted hashes defeat its table). Returns their
-// number. One thread, no scratch array.
-size_t unique_in_groups(uint64_t* data, size_t n, int top_bits);
-
-// group_unique when a sample of the groups (their first sixteenth, whole groups: repeats share
-// their group) holds a repeat: `removed` is set and the distinct count returned. Otherwise the
-// hashes are only grouped, as group_by_top_bits groups them, repeats outside the sample kept:
-// `removed` is cleared and n returned. Cheaper than group_unique for hashes that are distinct.
-size_t group_unless_repeats(std::span<const std::span<const uint64_t>> parts, uint64_t* data,
-                            uint64_t* scratch, unsigned threads, bool& removed);
+// True when the hashes of `parts` whose top six bits are zero (every copy of them: about one
+// random hash in 64) hold some hash twice, or are crafted to defeat the check's table. A look for
+// repeats that costs a pass over the hashes and a table of a sixty-fourth of them.
+bool sample_has_repeats(std::span<const std::span<const uint64_t>> parts);
 
 // The number of top bits the two functions above group n hashes by (from 8,192 hashes on; below
 // that they sort, which groups by any number of bits).
