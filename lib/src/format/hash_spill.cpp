@@ -192,6 +192,10 @@ HashSpill::HashSpill(SpillOptions opts, unsigned threads)
   top_counts_.assign(kIndexEntries, 0);
   if (memory_bytes_ == 0) return;
   fd_ = create_spill_file(tmpdir_);
+  // With a budget the run buffer is mapped whole at once (address space only: pages come as
+  // hashes arrive), so it never moves and adders copy into it side by side.
+  run_ = WordBuffer(static_cast<size_t>(run_cap_));
+  direct_ = true;
   if (opts.expected_hashes > run_cap_) {
     const uint64_t runs = (opts.expected_hashes - 1) / run_cap_ + 1;
     const uint64_t data = saturating_mul(opts.expected_hashes, sizeof(uint64_t));
@@ -272,6 +276,10 @@ void HashSpill::add(unsigned thread, std::span<const uint64_t> hashes) {
                      fmt::format("{} is not below the thread count {}", thread, threads_));
   }
   if (hashes.empty()) return;
+  if (direct_) {
+    add_direct(hashes);
+    return;
+  }
   Stage& s = stages_[thread];
   if (hashes.size() >= stage_cap_) {
     flush_stage(s);
@@ -283,6 +291,28 @@ void HashSpill::add(unsigned thread, std::span<const uint64_t> hashes) {
   if (!s.words) s.words = std::make_unique<uint64_t[]>(stage_cap_);
   std::copy(hashes.begin(), hashes.end(), s.words.get() + s.used);
   s.used += hashes.size();
+}
+
+void HashSpill::add_direct(std::span<const uint64_t> hashes) {
+  size_t at;
+  {
+    std::unique_lock<std::mutex> hold(lock_);
+    check_ok_locked();
+    if (finished_) throw Error(ErrorCode::kInvalidArgument, "add() after finish()");
+    if (run_used_ + hashes.size() > run_cap_) {
+      // The run fills up: once no copy is under way, it is written as before.
+      idle_.wait(hold, [&] { return copying_ == 0; });
+      push_locked(hashes);
+      return;
+    }
+    at = run_used_;
+    run_used_ += hashes.size();
+    added_ += hashes.size();
+    ++copying_;
+  }
+  std::memcpy(run_.data() + at, hashes.data(), hashes.size() * sizeof(uint64_t));
+  const std::lock_guard<std::mutex> hold(lock_);
+  if (--copying_ == 0) idle_.notify_all();
 }
 
 void HashSpill::flush_stage(Stage& s) {

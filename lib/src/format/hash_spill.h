@@ -5,19 +5,21 @@
 // afterwards each partition (the hashes whose top bits are equal) is read back from every run,
 // merged and de-duplicated.
 //
-// Memory. memory_bytes bounds the hash memory: one staging buffer per thread (together at most a
-// sixteenth of the budget, at most 64 KiB each), the run buffer and the sort's scratch array, as
-// large as the run buffer (a two-level radix sort out of place and back: about 10 ns a hash
-// where sorting in place cost 60). So a run holds (memory_bytes - staging) / 16 hashes. Outside
-// the budget and independent of the key count: a 512 KiB table of counts by the top 16 bits
-// (count()), the 512 KiB index of the run being written, the sort's counting tables (512 KiB a
-// thread at most) and 16 bytes per run. After finish() a spilled set holds no hashes in memory;
-// read() allocates the partition it returns (the sum of its slices in the runs, before
-// de-duplication) and merge buffers of 4 MiB at most (4 KiB at least a run). A set that never
-// spilled stays in memory, sorted and distinct; its scratch array is freed (finish_unsorted()
-// instead hands it, unsorted, to a caller that orders it itself). Without a budget
-// (memory_bytes 0) nothing is bounded: finish() sorts with a scratch array as large as the hashes,
-// 16 bytes a hash at the peak.
+// Memory. memory_bytes bounds the hash memory: the run buffer and the sort's scratch array, as
+// large as the run buffer (a two-level radix sort out of place and back: about 10 ns a hash where
+// sorting in place cost 60), with a sixteenth of the budget set aside for the threads' staging
+// buffers (at most 64 KiB each). So a run holds (memory_bytes - staging) / 16 hashes. The stages
+// serve only without a budget: with one, the run buffer is mapped whole up front (address space;
+// pages come as hashes arrive) and each add() copies straight into the range it takes under the
+// lock, outside it, side by side with the others. Outside the budget and independent of the key
+// count: a 512 KiB table of counts by the top 16 bits (count()), the 512 KiB index of the run
+// being written, the sort's counting tables (512 KiB a thread at most) and 16 bytes per run.
+// After finish() a spilled set holds no hashes in memory; read() allocates the partition it
+// returns (the sum of its slices in the runs, before de-duplication) and merge buffers of 4 MiB
+// at most (4 KiB at least a run). A set that never spilled stays in memory, sorted and distinct;
+// its scratch array is freed (finish_unsorted() instead hands it, unsorted, to a caller that
+// orders it itself). Without a budget (memory_bytes 0) nothing is bounded: finish() sorts with a
+// scratch array as large as the hashes, 16 bytes a hash at the peak.
 //
 // The temporary file. One file, created in tmpdir with O_TMPFILE (no name ever exists), or on a
 // filesystem without O_TMPFILE created with a name (".bloomtool-spill.XXXXXX") and unlinked at
@@ -36,6 +38,7 @@
 // and, for space, the bytes needed against the bytes free.
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -125,6 +128,7 @@ class HashSpill {
     uint64_t count;   // distinct hashes; the index follows them
   };
 
+  void add_direct(std::span<const uint64_t> hashes);
   void push_locked(std::span<const uint64_t> hashes);
   void flush_stage(Stage& s);
   void sort_locked();       // sorts the run buffer through scratch_
@@ -143,9 +147,15 @@ class HashSpill {
   UniqueFd fd_;
   std::vector<Stage> stages_;
 
-  mutable std::mutex lock_;  // guards everything below until finish()
-  WordBuffer run_;           // the run being collected
-  WordBuffer scratch_;       // the sort's second array, as large as the run
+  // With a budget: the run buffer is mapped whole up front and add() copies straight into the
+  // range it takes under the lock, outside it (no staging).
+  bool direct_ = false;
+
+  mutable std::mutex lock_;       // guards everything below until finish()
+  std::condition_variable idle_;  // copying_ fell to 0
+  size_t copying_ = 0;            // add() calls copying into the run buffer
+  WordBuffer run_;                // the run being collected
+  WordBuffer scratch_;            // the sort's second array, as large as the run
   size_t run_used_ = 0;
   uint64_t added_ = 0;
   uint64_t file_bytes_ = 0;
