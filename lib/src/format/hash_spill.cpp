@@ -194,8 +194,14 @@ HashSpill::HashSpill(SpillOptions opts, unsigned threads)
   fd_ = create_spill_file(tmpdir_);
   // With a budget the run buffer is mapped whole at once (address space only: pages come as
   // hashes arrive), so it never moves and adders copy into it side by side.
-  run_ = WordBuffer(static_cast<size_t>(run_cap_));
-  direct_ = true;
+  // A system that will not map that much at once (strict overcommit) keeps the staged path, whose
+  // buffer grows as hashes come.
+  try {
+    run_ = WordBuffer(static_cast<size_t>(run_cap_));
+    direct_ = true;
+  } catch (const Error&) {
+    run_ = WordBuffer();
+  }
   if (opts.expected_hashes > run_cap_) {
     const uint64_t runs = (opts.expected_hashes - 1) / run_cap_ + 1;
     const uint64_t data = saturating_mul(opts.expected_hashes, sizeof(uint64_t));
