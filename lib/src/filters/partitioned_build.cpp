@@ -131,6 +131,10 @@ SplitHashes split_partitions(WordBuffer all, size_t n, unsigned bits, uint32_t f
   return s;
 }
 
+// Partitions speculate (XorBuildOptions::speculate) once one of at least this many keys had no
+// repeats.
+constexpr uint64_t kSpeculationEvidence = uint64_t{1} << 16;
+
 uint32_t fingerprint_k(const StaticBuildOptions& o) {
   return o.kind == FilterKind::kRibbon ? ribbon_params_for(0, o.ribbon_options.rate, 0).columns
                                        : o.xor_options.fingerprint_bits;
@@ -327,7 +331,12 @@ StaticBuild build_static(const HashedKeys& keys, const StaticBuildOptions& o,
         XorBuildOptions xo = partition_xor_options(o, keys.seed, false, arena);
         xo.speculate = clean.load() && !repeats.load();
         XorBuildResult xr = build_xor_filter(split->parts[i], split->used[i], xo);
-        (xr.duplicates != 0 ? repeats : clean).store(true);
+        // Evidence of no repeats takes a partition of some size (an empty one shows nothing).
+        if (xr.duplicates != 0) {
+          repeats.store(true);
+        } else if (xr.distinct >= kSpeculationEvidence) {
+          clean.store(true);
+        }
         built[i] = built_partition(std::move(xr));
         split->parts[i].clear();
       } else {
