@@ -8,10 +8,11 @@
 // Memory. memory_bytes bounds the hash memory: the run buffer and the sort's scratch array, as
 // large as the run buffer (a two-level radix sort out of place and back: about 10 ns a hash where
 // sorting in place cost 60), with a sixteenth of the budget set aside for the threads' staging
-// buffers (at most 64 KiB each). So a run holds (memory_bytes - staging) / 16 hashes. The stages
-// serve only without a budget: with one, the run buffer is mapped whole up front (address space;
-// pages come as hashes arrive) and each add() copies straight into the range it takes under the
-// lock, outside it, side by side with the others. Outside the budget and independent of the key
+// buffers (at most 64 KiB each). So a run holds (memory_bytes - staging) / 16 hashes. With a
+// budget the run buffer is mapped whole up front (address space; pages come as hashes arrive)
+// and each add() copies straight into the range it takes under the lock, outside it, side by side
+// with the others: the stages then go unused. They serve without a budget, and where the system
+// would not map the whole run buffer at once. Outside the budget and independent of the key
 // count: a 512 KiB table of counts by the top 16 bits (count()), the 512 KiB index of the run
 // being written, the sort's counting tables (512 KiB a thread at most) and 16 bytes per run.
 // After finish() a spilled set holds no hashes in memory; read() allocates the partition it
