@@ -97,7 +97,8 @@ TEST_CASE("group_unique keeps each distinct hash once, grouped by top bits", "[s
   check_group_unique(v);
 }
 
-TEST_CASE("sample_has_repeats looks at the hashes whose top six bits are zero", "[sort]") {
+TEST_CASE("sample_has_repeats looks at the hashes whose top six bits are zero and the first ones",
+          "[sort]") {
   const std::vector<uint64_t> v = hashes_of("s:", 50000);
   const std::span<const uint64_t> whole(v);
   CHECK_FALSE(sample_has_repeats(std::span(&whole, 1)));
@@ -113,6 +114,14 @@ TEST_CASE("sample_has_repeats looks at the hashes whose top six bits are zero", 
   c.push_back(out);
   const std::span<const uint64_t> one(c);
   CHECK_FALSE(sample_has_repeats(std::span(&one, 1)));
+  // Outside the sample but among the first 4,096 hashes (a key given over and over): seen.
+  std::vector<uint64_t> d{out, 5, out};
+  d.insert(d.end(), v.begin(), v.end());
+  const std::span<const uint64_t> first(d);
+  CHECK(sample_has_repeats(std::span(&first, 1)));
+  std::vector<uint64_t> e(5000, out);
+  const std::span<const uint64_t> same(e);
+  CHECK(sample_has_repeats(std::span(&same, 1)));
   // Crafted: the sample's hashes all collide in the table (probes overflow): taken as repeats.
   std::vector<uint64_t> crafted;
   for (uint64_t i = 1; i <= 200; ++i) crafted.push_back(i << 40);

@@ -131,12 +131,17 @@ TEST_CASE("partitioned builds: the same words for any thread count; parts assemb
                     "partition 2 is in none of the parts (part5 starts at 5)");
 }
 
-TEST_CASE("partitioned builds: held in memory (split, not sorted) or spilled, the same words",
-          "[partitioned]") {
-  // Random hashes, every fifth one repeated: a set held in memory is split by partition and each
-  // partition's construction removes its repeats; a spilled one is read back sorted and
-  // distinct. 2^18 hashes and more are split on two threads; 14 bits make many tiny partitions.
-  for (const auto& [n, bits] : {std::pair{size_t{240000}, 2u}, {size_t{5000}, 14u}}) {
+TEST_CASE(
+    "partitioned builds: held in memory (bucketed or split, not sorted) or spilled, the "
+    "same words",
+    "[partitioned]") {
+  // Random hashes, every fifth one repeated: a set held in memory is bucketed as it arrives (up
+  // to 16 partitions) or split by partition afterwards, and each partition's construction
+  // removes its repeats; a spilled one is read back sorted and distinct (with 2 bits, the
+  // buckets fill up and move to the spill part way). 2^18 hashes and more are split on two
+  // threads; 14 bits make many tiny partitions.
+  for (const auto& [n, bits] :
+       {std::pair{size_t{240000}, 2u}, {size_t{240000}, 6u}, {size_t{5000}, 14u}}) {
     MemoryKeys m = random_keys(n, 23);
     for (size_t i = 0; i < n; i += 5) m.hashes.push_back(m.hashes[i]);
     for (const FilterKind kind : {FilterKind::kBinaryFuse, FilterKind::kXor}) {
@@ -158,6 +163,22 @@ TEST_CASE("partitioned builds: held in memory (split, not sorted) or spilled, th
       }
     }
   }
+}
+
+TEST_CASE("an automatic count of no partitions: bucketed hashes go back to one plain filter",
+          "[partitioned]") {
+  MemoryKeys m = random_keys(50000, 31);
+  for (size_t i = 0; i < 50000; i += 7) m.hashes.push_back(m.hashes[i]);
+  StaticBuildOptions o;
+  o.kind = FilterKind::kBinaryFuse;
+  StaticBuild automatic = build_static(m.keys(2), o, {});  // bucketed, then drained
+  o.partition_bits = 0;
+  StaticBuild plain = build_static(m.keys(2), o, {});  // never bucketed
+  REQUIRE(automatic.plain_xor);
+  REQUIRE(plain.plain_xor);
+  CHECK(whole_file_words(automatic) == whole_file_words(plain));
+  CHECK(automatic.distinct == 50000);
+  CHECK(automatic.duplicates == plain.duplicates);
 }
 
 TEST_CASE("the automatic partition count", "[partitioned]") {

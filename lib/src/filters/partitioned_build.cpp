@@ -16,11 +16,13 @@
 #include <bit>
 #include <mutex>
 #include <optional>
+#include <shared_mutex>
 #include <utility>
 #include <vector>
 
 #include "base/run_threads.h"
 #include "bloomtool/error.h"
+#include "filters/hash_buckets.h"
 #include "filters/partitioned_filter.h"
 
 namespace bloomtool {
@@ -130,10 +132,6 @@ SplitHashes split_partitions(WordBuffer all, size_t n, unsigned bits, uint32_t f
   });
   return s;
 }
-
-// Partitions speculate (XorBuildOptions::speculate) once one of at least this many keys had no
-// repeats.
-constexpr uint64_t kSpeculationEvidence = uint64_t{1} << 16;
 
 uint32_t fingerprint_k(const StaticBuildOptions& o) {
   return o.kind == FilterKind::kRibbon ? ribbon_params_for(0, o.ribbon_options.rate, 0).columns
@@ -270,38 +268,76 @@ StaticBuild build_static(const HashedKeys& keys, const StaticBuildOptions& o,
   if (o.kind == FilterKind::kRibbon) (void)ribbon_params_for(0, o.ribbon_options.rate);
   const unsigned threads = std::max(1u, keys.threads);
 
-  // A part file keeps only its own partitions' hashes.
+  // A part file keeps only its own partitions' hashes. A whole xor or fuse file of up to
+  // 2^kPartBits partitions is built from hashes bucketed as they arrive (HashBuckets), unless they
+  // would pass the spill's run buffer: then, as for every other build, they go to the spill, the
+  // bucketed ones first.
   HashSpill spill(o.spill, threads);
   StaticBuild r;
+  std::optional<HashBuckets> buckets;
+  if (!ranged && o.kind != FilterKind::kRibbon &&
+      (!o.partition_bits ||
+       (*o.partition_bits >= 1 && *o.partition_bits <= HashBuckets::kPartBits))) {
+    const uint64_t cap = spill.run_capacity();
+    buckets.emplace(threads, cap == UINT64_MAX ? 0 : cap);
+  }
   {
     const unsigned range_bits = ranged ? *o.partition_bits : 0;
     const uint64_t lo = o.first, hi = uint64_t{o.first} + o.count;
     std::vector<std::vector<uint64_t>> kept(ranged ? threads : 0);
+    std::shared_mutex mode;  // adds share it; moving the buckets to the spill takes it alone
+    bool bucketing = buckets.has_value();
     r.input = keys.for_each([&](const HashedBatch& b) {
-      if (!ranged) return spill.add(b.thread, b.hashes);
+      std::span<const uint64_t> hashes = b.hashes;
+      if (buckets) {
+        {
+          const std::shared_lock<std::shared_mutex> shared(mode);
+          if (bucketing) {
+            hashes = hashes.subspan(buckets->add(b.thread, hashes));
+            if (hashes.empty()) return;
+          }
+        }
+        {
+          const std::unique_lock<std::shared_mutex> alone(mode);
+          if (bucketing) {
+            buckets->drain([&](std::span<const uint64_t> h) { spill.add(b.thread, h); });
+            bucketing = false;
+          }
+        }
+        return spill.add(b.thread, hashes);
+      }
+      if (!ranged) return spill.add(b.thread, hashes);
       std::vector<uint64_t>& k = kept[b.thread];
       k.clear();
-      for (const uint64_t h : b.hashes) {
+      for (const uint64_t h : hashes) {
         const uint64_t p = partition_of(h, range_bits);
         if (p >= lo && p < hi) k.push_back(h);
       }
       spill.add(b.thread, k);
     });
+    if (!bucketing) buckets.reset();
   }
+  const uint64_t added = buckets ? buckets->size() : spill.size();
 
   // Ribbon is partitioned only when asked: partitions are standard Ribbon, about 3 % larger than
   // the bumped filter an unpartitioned build makes.
   const unsigned bits = o.partition_bits                ? *o.partition_bits
                         : o.kind == FilterKind::kRibbon ? 0
-                                                        : default_partition_bits(spill.size());
+                                                        : default_partition_bits(added);
+  if (buckets && (bits == 0 || bits > HashBuckets::kPartBits)) {
+    buckets->drain([&](std::span<const uint64_t> h) { spill.add(0, h); });
+    buckets.reset();
+  }
   const uint32_t first = ranged ? o.first : 0;
   const uint32_t count = bits == 0 ? 1
                          : ranged  ? o.count
                                    : static_cast<uint32_t>(uint64_t{1} << bits);
-  // Xor and fuse partitions held in memory are split, not sorted (SplitHashes); Ribbon's and
-  // spilled ones are read back sorted and distinct.
+  // Xor and fuse partitions held in memory are bucketed or split, not sorted (SplitHashes);
+  // Ribbon's and spilled ones are read back sorted and distinct.
   std::optional<SplitHashes> split;
-  if (bits != 0 && o.kind != FilterKind::kRibbon) {
+  if (buckets) {
+    // Nothing went to the spill.
+  } else if (bits != 0 && o.kind != FilterKind::kRibbon) {
     WordBuffer all;
     if (spill.finish_unsorted(all)) {
       const uint64_t n = spill.size();
@@ -317,26 +353,30 @@ StaticBuild build_static(const HashedKeys& keys, const StaticBuildOptions& o,
     return r;
   }
 
-  // Partitions one a thread at a time, in any order; each lands in its own slot. Once a built
-  // partition had no repeats, and while none has had any, the others speculate that they have
-  // none either (XorBuildOptions::speculate: same bytes, less work when right).
+  // Partitions one a thread at a time, in any order; each lands in its own slot. Until a built
+  // partition has had repeats, the others speculate that they have none (XorBuildOptions::
+  // speculate: same bytes, less work when right; a look at a sample and at the first hashes
+  // vetoes it). So an input with few repeats, too few for the sample to show, costs each thread
+  // at most one attempt that fails.
   std::vector<BuiltPartition> built(count);
   std::atomic<uint32_t> next{0};
-  std::atomic<bool> clean{false}, repeats{false};
+  std::atomic<bool> repeats{false};
   detail::run_threads(std::min<unsigned>(threads, count), [&](unsigned) {
     std::vector<uint64_t> read_back;
-    WordBuffer arena;  // the construction's working memory, kept from one partition to the next
+    WordBuffer arena;    // the construction's working memory, kept from one partition to the next
+    WordBuffer grouped;  // bucketed hashes grouped, when they are
     for (uint32_t i = next++; i < count; i = next++) {
-      if (split) {
+      if (buckets) {
         XorBuildOptions xo = partition_xor_options(o, keys.seed, false, arena);
-        xo.speculate = clean.load() && !repeats.load();
+        xo.speculate = !repeats.load();
+        XorBuildResult xr = build_xor_filter(buckets->partition(bits, i), grouped, xo);
+        if (xr.duplicates != 0) repeats.store(true);
+        built[i] = built_partition(std::move(xr));
+      } else if (split) {
+        XorBuildOptions xo = partition_xor_options(o, keys.seed, false, arena);
+        xo.speculate = !repeats.load();
         XorBuildResult xr = build_xor_filter(split->parts[i], split->used[i], xo);
-        // Evidence of no repeats takes a partition of some size (an empty one shows nothing).
-        if (xr.duplicates != 0) {
-          repeats.store(true);
-        } else if (xr.distinct >= kSpeculationEvidence) {
-          clean.store(true);
-        }
+        if (xr.duplicates != 0) repeats.store(true);
         built[i] = built_partition(std::move(xr));
         split->parts[i].clear();
       } else {
@@ -349,6 +389,7 @@ StaticBuild build_static(const HashedKeys& keys, const StaticBuildOptions& o,
     }
   });
   split.reset();
+  buckets.reset();
 
   for (const BuiltPartition& b : built) {
     r.attempts = std::max(r.attempts, b.attempts);
@@ -364,7 +405,7 @@ StaticBuild build_static(const HashedKeys& keys, const StaticBuildOptions& o,
   r.header = make_filter_header(facts, r.input, *keys.input, provenance);
   set_partitions_field(r.header, bits, first, entries, payload.size());
   r.distinct = r.header.distinct_estimate;
-  r.duplicates = spill.size() - r.distinct;
+  r.duplicates = added - r.distinct;
   r.partition_bits = bits;
   if (r.header.partitions->whole()) {
     r.filter = make_partitioned_filter(r.header, std::move(payload), "<built filter>", nullptr);

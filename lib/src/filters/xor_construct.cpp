@@ -646,6 +646,17 @@ XorBuildResult build_xor_filter(std::vector<WordBuffer>& parts, std::span<const 
   });
 }
 
+XorBuildResult build_xor_filter(std::span<const std::span<const uint64_t>> pieces,
+                                WordBuffer& scratch, const XorBuildOptions& options) {
+  uint64_t input = 0;
+  for (const std::span<const uint64_t> p : pieces) input += p.size();
+  if (scratch.size() < input) {
+    scratch = WordBuffer();  // the old one goes first: never two at once
+    scratch = WordBuffer(input);
+  }
+  return build_from_parts(pieces, scratch.data(), input, options, [] {});
+}
+
 XorBuildResult build_xor_filter(std::vector<uint64_t>& hashes, const XorBuildOptions& options) {
   XorBuildResult r = build_xor_filter(std::span<uint64_t>(hashes), options);
   hashes.resize(r.distinct);

@@ -83,4 +83,10 @@ XorBuildResult build_xor_filter(std::vector<uint64_t>& hashes, const XorBuildOpt
 XorBuildResult build_xor_filter(std::vector<WordBuffer>& parts, std::span<const size_t> counts,
                                 const XorBuildOptions& options);
 
+// The same for hashes in pieces owned elsewhere, left as they are: grouping (when the build
+// groups them) writes them into `scratch`, which grows to hold them all if it is smaller and can
+// serve the next build (its pages stay mapped).
+XorBuildResult build_xor_filter(std::span<const std::span<const uint64_t>> pieces,
+                                WordBuffer& scratch, const XorBuildOptions& options);
+
 }  // namespace bloomtool

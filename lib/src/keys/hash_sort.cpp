@@ -60,8 +60,10 @@ size_t radix_sort_unique(uint64_t* data, size_t n) {
   return out;
 }
 
-// sample_has_repeats: the top bits a hash of the sample has all zero (one hash in 64).
+// sample_has_repeats: the top bits a hash of the sample has all zero (one hash in 64); the first
+// hashes, which join the sample whatever their top bits.
 constexpr int kSampleBits = 6;
+constexpr size_t kSampleHead = 4096;
 
 // group_unique: hashes per first-level group and the size limit of the per-group table.
 constexpr size_t kGroupTarget = 2048;
@@ -282,10 +284,12 @@ bool sample_has_repeats(std::span<const std::span<const uint64_t>> parts) {
   size_t n = 0;
   for (const std::span<const uint64_t> p : parts) n += p.size();
   std::vector<uint64_t> sample;
-  sample.reserve((n >> kSampleBits) + (n >> (kSampleBits + 2)) + 64);
+  sample.reserve((n >> kSampleBits) + (n >> (kSampleBits + 2)) + kSampleHead + 64);
+  // Each occurrence of a hash goes in at most once: in the sample, or among the first hashes.
+  size_t i = 0;
   for (const std::span<const uint64_t> p : parts)
     for (const uint64_t h : p)
-      if (h >> (64 - kSampleBits) == 0) sample.push_back(h);
+      if (h >> (64 - kSampleBits) == 0 || i++ < kSampleHead) sample.push_back(h);
   if (sample.size() < 2) return false;
   const size_t size = std::bit_ceil(2 * sample.size());
   std::vector<uint64_t> table(size, 0), kept(sample.size());

@@ -41,8 +41,10 @@ void group_by_top_bits(std::span<const std::span<const uint64_t>> parts, uint64_
                        uint64_t* scratch, unsigned threads = 1);
 
 // True when the hashes of `parts` whose top six bits are zero (every copy of them: about one
-// random hash in 64) hold some hash twice, or are crafted to defeat the check's table. A look for
-// repeats that costs a pass over the hashes and a table of a sixty-fourth of them.
+// random hash in 64) and the first 4,096 others hold some hash twice, or are crafted to defeat
+// the check's table. A look for repeats that costs a pass over the hashes and a table of a
+// sixty-fourth of them: it finds many repeats anywhere (such as a key given a million times)
+// and repeats that come close together.
 bool sample_has_repeats(std::span<const std::span<const uint64_t>> parts);
 
 // The number of top bits the two functions above group n hashes by (from 8,192 hashes on; below
