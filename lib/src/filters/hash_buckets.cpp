@@ -2,6 +2,10 @@
 #include "filters/hash_buckets.h"
 
 #include <algorithm>
+#include <cstring>
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
 
 #include "bloomtool/error.h"
 #include "filters/partitioned_filter.h"
@@ -25,6 +29,16 @@ constexpr uint64_t inverse_multiplier() {
 constexpr uint64_t kUnmapMultiplier = inverse_multiplier();
 static_assert(kUnmapMultiplier * kPartitionHashMultiplier == 1);
 
+// Writes 8 words to `to` (8-byte aligned) past the cache where the processor can.
+inline void stream_line(uint64_t* to, const uint64_t* from) noexcept {
+#if defined(__x86_64__)
+  for (int i = 0; i < 8; ++i)
+    _mm_stream_si64(reinterpret_cast<long long*>(to + i), static_cast<long long>(from[i]));
+#else
+  std::memcpy(to, from, 64);
+#endif
+}
+
 }  // namespace
 
 HashBuckets::HashBuckets(unsigned threads, uint64_t cap)
@@ -32,6 +46,8 @@ HashBuckets::HashBuckets(unsigned threads, uint64_t cap)
   for (Thread& t : threads_) {
     t.cursors.resize(kBuckets);
     t.buckets.resize(kBuckets);
+    t.lines.resize(kBuckets);
+    t.filled.assign(kBuckets, 0);
   }
 }
 
@@ -62,17 +78,30 @@ size_t HashBuckets::add(unsigned thread, std::span<const uint64_t> hashes) {
   Thread& t = threads_.at(thread);
   if (full_.load(std::memory_order_relaxed)) return 0;
   Cursor* cursors = t.cursors.data();
+  Line* lines = t.lines.data();
+  uint8_t* filled = t.filled.data();
   constexpr int kOrderShift = 64 - static_cast<int>(kOrderBits);
   constexpr int kPartShift = 64 - static_cast<int>(kPartBits);
-  for (size_t i = 0; i < hashes.size(); ++i) {
+  // A chunk holds whole lines, so a line has room in its chunk from its first word on.
+  size_t i = 0;
+  for (; i < hashes.size(); ++i) {
     const uint64_t h = hashes[i];
     const uint64_t r = partition_hash(h);
     const size_t b = static_cast<size_t>(((h >> kPartShift) << kOrderBits) | (r >> kOrderShift));
+    uint8_t& f = filled[b];
     Cursor& c = cursors[b];
-    if (c.at == c.end && !refill(t, b)) return i;
-    *c.at++ = r;
+    if (f == 0 && c.at == c.end && !refill(t, b)) break;
+    lines[b].words[f] = r;
+    if (++f == 8) {
+      stream_line(c.at, lines[b].words);
+      c.at += 8;
+      f = 0;
+    }
   }
-  return hashes.size();
+#if defined(__x86_64__)
+  _mm_sfence();  // the lines written reach memory before another thread reads them
+#endif
+  return i;
 }
 
 uint64_t HashBuckets::used(const Thread& t, size_t bucket, size_t chunk) const {
@@ -87,6 +116,7 @@ uint64_t HashBuckets::size() const {
     for (size_t b = 0; b < kBuckets; ++b) {
       const size_t chunks = t.buckets[b].chunks.size();
       for (size_t c = 0; c < chunks; ++c) n += used(t, b, c);
+      n += t.filled[b];
     }
   }
   return n;
@@ -105,6 +135,7 @@ std::vector<std::span<const uint64_t>> HashBuckets::partition(unsigned bits, uin
           const uint64_t n = used(t, b, c);
           if (n != 0) pieces.emplace_back(t.buckets[b].chunks[c].words, n);
         }
+        if (t.filled[b] != 0) pieces.emplace_back(t.lines[b].words, t.filled[b]);
       }
     }
   }
@@ -118,12 +149,15 @@ void HashBuckets::drain(const std::function<void(std::span<const uint64_t>)>& fn
     uint32_t slab;
   };
   std::vector<Piece> pieces;
+  std::vector<uint64_t> lines;  // the hashes still in lines, unmapped
   for (const Thread& t : threads_) {
     for (size_t b = 0; b < kBuckets; ++b) {
       for (size_t c = 0; c < t.buckets[b].chunks.size(); ++c) {
         const Chunk& k = t.buckets[b].chunks[c];
         pieces.push_back({k.words, used(t, b, c), k.slab});
       }
+      for (uint8_t j = 0; j < t.filled[b]; ++j)
+        lines.push_back(t.lines[b].words[j] * kUnmapMultiplier);
     }
   }
   // Slab by slab, so that each is freed once its pieces are handed out.
@@ -133,7 +167,9 @@ void HashBuckets::drain(const std::function<void(std::span<const uint64_t>)>& fn
   for (Thread& t : threads_) {
     std::fill(t.cursors.begin(), t.cursors.end(), Cursor{});
     for (Bucket& b : t.buckets) b.chunks.clear();
+    std::fill(t.filled.begin(), t.filled.end(), 0);
   }
+  if (!lines.empty()) fn(lines);
   std::vector<uint64_t> plain(kMaxChunkWords);
   for (size_t i = 0; i < pieces.size(); ++i) {
     const Piece& p = pieces[i];

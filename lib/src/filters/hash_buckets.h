@@ -70,9 +70,16 @@ class HashBuckets {
   struct Bucket {
     std::vector<Chunk> chunks;  // every one full but the last
   };
+  // A cache line of hashes on its way to a bucket's chunk: whole lines are written past the cache
+  // (a scatter to 256 places otherwise reads every line of the chunks before writing it).
+  struct alignas(64) Line {
+    uint64_t words[8];
+  };
   struct alignas(64) Thread {
     std::vector<Cursor> cursors;  // kBuckets
     std::vector<Bucket> buckets;  // kBuckets
+    std::vector<Line> lines;      // kBuckets: the hashes not yet in the chunk
+    std::vector<uint8_t> filled;  // kBuckets: words of each line in use
   };
 
   bool refill(Thread& t, size_t bucket);
