@@ -14,7 +14,7 @@
 // 8,192), cut from slabs shared by all threads (2 MiB, then growing with the total up to 64 MiB;
 // pages are faulted in as chunks fill). Beyond the hashes: the unfilled tails of the chunks being
 // filled (at most threads x 256 x 64 KiB, as address space; their untouched pages cost nothing),
-// a slab's unused tail, and 4 KiB a thread of write positions.
+// a slab's unused tail, and 20 KiB a thread of write positions and lines.
 #pragma once
 
 #include <atomic>

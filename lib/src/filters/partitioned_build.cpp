@@ -1,14 +1,15 @@
 // Partitioned static builds and the assembly of part files (partitioned_build.h).
 //
 // Memory: the hash source holds the hashes (8 bytes a key in memory; the spill module bounds
-// that). Xor and fuse hashes held in memory are split by partition into buffers that take over
-// the source's pages as the split frees them (SplitHashes), so they are never held twice;
-// otherwise each build thread reads one partition's sorted hashes at a time. Either way a build
-// thread holds one partition's construction state at a time (in one arena it keeps from
-// partition to partition), so with partitions of ~2^21 keys the construction's peak is threads ×
-// ~30 MiB rather than the ~24 bytes a key of an unpartitioned construction. The built partitions
-// (the filter's own size) are copied behind the table once all are done, each freed as it is
-// copied.
+// that). Xor and fuse hashes of a whole file of up to 16 partitions are bucketed as they arrive
+// (HashBuckets) and built from where they are; other xor and fuse hashes held in memory are split
+// by partition into buffers that take over the source's pages as the split frees them
+// (SplitHashes), so they are never held twice; otherwise each build thread reads one partition's
+// sorted hashes at a time. Either way a build thread holds one partition's construction state at
+// a time (in one arena it keeps from partition to partition), so with partitions of ~2^21 keys
+// the construction's peak is threads × ~30 MiB rather than the ~24 bytes a key of an
+// unpartitioned construction. The built partitions (the filter's own size) are copied behind the
+// table once all are done, each freed as it is copied.
 #include "filters/partitioned_build.h"
 
 #include <algorithm>
