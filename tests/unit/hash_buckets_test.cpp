@@ -31,16 +31,18 @@ TEST_CASE("hash buckets: partitions hold their hashes remapped, by top remapped 
   for (size_t i = 0; i < 100000; i += 10) all.push_back(all[i]);
   HashBuckets b(3, 0);
   std::vector<std::thread> adders;
+  std::vector<size_t> short_adds(3, 0);  // checked once joined (Catch2 wants one thread)
   for (unsigned t = 0; t < 3; ++t) {
     adders.emplace_back([&, t] {
       for (size_t at = t * 999; at < all.size(); at += 3 * 999) {
         const std::span<const uint64_t> batch =
             std::span<const uint64_t>(all).subspan(at, std::min<size_t>(999, all.size() - at));
-        CHECK(b.add(t, batch) == batch.size());
+        if (b.add(t, batch) != batch.size()) ++short_adds[t];
       }
     });
   }
   for (std::thread& t : adders) t.join();
+  CHECK(short_adds == std::vector<size_t>(3, 0));
   REQUIRE(b.size() == all.size());
   for (unsigned bits = 1; bits <= HashBuckets::kPartBits; ++bits) {
     CAPTURE(bits);
