@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <random>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -99,6 +100,12 @@ TEST_CASE("hash buckets: a capped store takes a prefix, then nothing; a drain gi
   // Emptied, it takes hashes again.
   CHECK(b.add(0, std::span<const uint64_t>(all).first(5000)) == 5000);
   CHECK(b.size() == 5000);
+  // A drain whose receiver throws (a full disk under the spill) leaves the store empty and usable.
+  CHECK_THROWS_WITH(b.drain([](std::span<const uint64_t>) { throw std::runtime_error("full"); }),
+                    "full");
+  CHECK(b.size() == 0);
+  CHECK(b.add(0, std::span<const uint64_t>(all).first(100000)) == 100000);
+  CHECK(b.size() == 100000);
 }
 
 }  // namespace bloomtool

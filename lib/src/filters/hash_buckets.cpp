@@ -164,6 +164,12 @@ void HashBuckets::drain(const std::function<void(std::span<const uint64_t>)>& fn
   std::sort(pieces.begin(), pieces.end(), [](const Piece& a, const Piece& b) {
     return a.slab != b.slab ? a.slab < b.slab : a.words < b.words;
   });
+  // The store is empty from here on, whatever `fn` does; the slabs are freed as they are done.
+  std::vector<WordBuffer> slabs = std::move(slabs_);
+  slabs_.clear();
+  slab_used_ = 0;
+  reserved_ = 0;
+  full_.store(false, std::memory_order_relaxed);
   for (Thread& t : threads_) {
     std::fill(t.cursors.begin(), t.cursors.end(), Cursor{});
     for (Bucket& b : t.buckets) b.chunks.clear();
@@ -175,12 +181,8 @@ void HashBuckets::drain(const std::function<void(std::span<const uint64_t>)>& fn
     const Piece& p = pieces[i];
     for (uint64_t j = 0; j < p.count; ++j) plain[j] = p.words[j] * kUnmapMultiplier;
     fn(std::span<const uint64_t>(plain.data(), p.count));
-    if (i + 1 == pieces.size() || pieces[i + 1].slab != p.slab) slabs_[p.slab] = WordBuffer();
+    if (i + 1 == pieces.size() || pieces[i + 1].slab != p.slab) slabs[p.slab] = WordBuffer();
   }
-  slabs_.clear();
-  slab_used_ = 0;
-  reserved_ = 0;
-  full_.store(false, std::memory_order_relaxed);
 }
 
 }  // namespace bloomtool

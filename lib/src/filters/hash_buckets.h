@@ -53,8 +53,8 @@ class HashBuckets {
   std::vector<std::span<const uint64_t>> partition(unsigned bits, uint32_t part) const;
 
   // Hands every hash held, as it was added (not remapped), to `fn` in pieces, and frees the
-  // memory as it goes: the store is empty afterwards. What `fn` throws propagates (the store is
-  // then left in an unspecified but destructible state).
+  // memory as it goes: the store is empty afterwards. What `fn` throws propagates; the store is
+  // empty then too (the hashes not yet handed out are lost).
   void drain(const std::function<void(std::span<const uint64_t>)>& fn);
 
  private:
