@@ -27,10 +27,10 @@ struct XorBuildOptions {
   // not de-duplicated. With repeats, construction fails after max_attempts seeds.
   bool assume_distinct = false;
   // Without assume_distinct, on one thread, from 8,192 hashes: the caller expects no repeats (a
-  // partitioned build whose earlier partitions had none), so the first attempt runs on the hashes
-  // as they are, neither grouped nor freed of repeats, unless a sample shows repeats; only if it
-  // fails are they grouped and freed of repeats. Same filter either way; cheaper when the guess is
-  // right, one attempt dearer when a repeat escaped the sample.
+  // partitioned build none of whose partitions has had any), so the first attempt runs on the
+  // hashes as they are, neither grouped nor freed of repeats, unless a sample (sample_has_repeats)
+  // shows repeats; only if it fails are they grouped and freed of repeats. Same filter either
+  // way; cheaper when the guess is right, one attempt dearer when a repeat escaped the sample.
   bool speculate = false;
   // Working memory to reuse across builds (a partitioned build's thread keeps one for all its
   // partitions, whose pages are then faulted in once): replaced by a larger one when too small,
