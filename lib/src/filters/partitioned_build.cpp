@@ -188,9 +188,9 @@ void build_plain(StaticBuild& r, HashSpill& spill, const StaticBuildOptions& o,
 }
 
 // Lays the entries' partitions out behind their table: offsets filled in, words copied (each
-// partition's filter freed once copied).
+// partition's filter freed once copied), on `threads` threads taking partitions in turn.
 WordBuffer lay_out(FilterKind kind, std::vector<BuiltPartition>& built,
-                   std::vector<PartitionEntry>& entries) {
+                   std::vector<PartitionEntry>& entries, unsigned threads) {
   const uint64_t table_words = built.size() * uint64_t{partition_entry_words(kind)};
   uint64_t at = table_words;
   entries.clear();
@@ -202,11 +202,14 @@ WordBuffer lay_out(FilterKind kind, std::vector<BuiltPartition>& built,
   WordBuffer payload(at);
   const std::vector<uint64_t> table = encode_partition_table(kind, entries);
   std::copy(table.begin(), table.end(), payload.data());
-  for (BuiltPartition& b : built) {
-    const std::span<const uint64_t> w = b.filter->words();
-    std::copy(w.begin(), w.end(), payload.data() + b.entry.word_offset);
-    b.filter.reset();
-  }
+  std::atomic<size_t> next{0};
+  detail::run_threads(std::min<size_t>(std::max(threads, 1u), built.size()), [&](unsigned) {
+    for (size_t i = next++; i < built.size(); i = next++) {
+      const std::span<const uint64_t> w = built[i].filter->words();
+      std::copy(w.begin(), w.end(), payload.data() + built[i].entry.word_offset);
+      built[i].filter.reset();
+    }
+  });
   return payload;
 }
 
@@ -397,7 +400,7 @@ StaticBuild build_static(const HashedKeys& keys, const StaticBuildOptions& o,
     r.largest_partition = std::max(r.largest_partition, b.entry.keys);
   }
   std::vector<PartitionEntry> entries;
-  WordBuffer payload = lay_out(o.kind, built, entries);
+  WordBuffer payload = lay_out(o.kind, built, entries, threads);
 
   BuildFacts facts;
   facts.kind = o.kind;

@@ -7,6 +7,9 @@
 #define ZSTD_STATIC_LINKING_ONLY  // ZSTD_c_literalCompressionMode
 #include <zstd.h>
 
+#include <pthread.h>
+#include <signal.h>
+
 #include <algorithm>
 #include <atomic>
 #include <bit>
@@ -206,9 +209,28 @@ class SinkThread {
 // stays: with a stable input buffer it finds other matches and writes another frame.)
 void compress_zstd_payload(std::span<const uint64_t> words, uint64_t raw_bytes, unsigned threads,
                            const PayloadSink& sink) {
+  // zstd's workers start with the calling thread's signal mask: termination signals stay with
+  // the thread that owns the output (one that arrives meanwhile is handled once this returns).
+  sigset_t termination, before;
+  sigemptyset(&termination);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&termination, sig);
+  pthread_sigmask(SIG_BLOCK, &termination, &before);
+  struct Restore {
+    const sigset_t& mask;
+    ~Restore() { pthread_sigmask(SIG_SETMASK, &mask, nullptr); }
+  } restore{before};
   std::unique_ptr<ZSTD_CCtx, size_t (*)(ZSTD_CCtx*)> cctx(ZSTD_createCCtx(), ZSTD_freeCCtx);
   if (!cctx) throw Error(ErrorCode::kLimitExceeded, "cannot create a zstd context");
   ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, 3);
+  // Jobs of 1 MiB, each compressed on its own (no overlap: a filter's bytes hold no long matches
+  // to find across them), on as many workers as threads: the frame is the same for any number of
+  // workers from one on, so files stay byte-identical for any thread count. zstd compresses a
+  // payload of 512 KiB or less on the calling thread. A zstd without workers keeps one thread.
+  if (!ZSTD_isError(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_nbWorkers,
+                                           static_cast<int>(std::clamp(threads, 1u, 64u))))) {
+    ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_jobSize, 1 << 20);
+    ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_overlapLog, 1);
+  }
   ZSTD_CCtx_setPledgedSrcSize(cctx.get(), raw_bytes);
   const auto* bytes = reinterpret_cast<const uint8_t*>(words.data());
 #if ZSTD_VERSION_NUMBER >= 10502  // ZSTD_ps_disable; an older zstd keeps its default (same frame)
