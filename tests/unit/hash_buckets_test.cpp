@@ -53,14 +53,19 @@ TEST_CASE("hash buckets: partitions hold their hashes remapped, by top remapped 
       for (const uint64_t h : all)
         if (partition_of(h, bits) == part) want.push_back(partition_hash(h));
       uint64_t last_top = 0;
-      for (const std::span<const uint64_t> piece : b.partition(bits, part)) {
+      size_t first_sweep = SIZE_MAX, piece_index = 0;
+      for (const std::span<const uint64_t> piece : b.partition(bits, part, &first_sweep)) {
         for (const uint64_t r : piece) {
           const uint64_t top = r >> (64 - HashBuckets::kOrderBits);
           CHECK(top >= last_top);
+          CHECK((top == 0) == (piece_index < first_sweep));
           last_top = top;
           got.push_back(r);
         }
+        ++piece_index;
       }
+      CHECK(first_sweep > 0);
+      CHECK(first_sweep < piece_index);
       std::sort(want.begin(), want.end());
       std::sort(got.begin(), got.end());
       CHECK(got == want);

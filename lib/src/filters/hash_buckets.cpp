@@ -122,7 +122,8 @@ uint64_t HashBuckets::size() const {
   return n;
 }
 
-std::vector<std::span<const uint64_t>> HashBuckets::partition(unsigned bits, uint32_t part) const {
+std::vector<std::span<const uint64_t>> HashBuckets::partition(unsigned bits, uint32_t part,
+                                                              size_t* first_sweep) const {
   if (bits == 0 || bits > kPartBits || part >= (uint32_t{1} << bits))
     throw Error(ErrorCode::kInvalidArgument, "HashBuckets::partition: no such partition");
   const size_t lo = size_t{part} << (kPartBits - bits), hi = size_t{part + 1} << (kPartBits - bits);
@@ -138,6 +139,7 @@ std::vector<std::span<const uint64_t>> HashBuckets::partition(unsigned bits, uin
         if (t.filled[b] != 0) pieces.emplace_back(t.lines[b].words, t.filled[b]);
       }
     }
+    if (g == 0 && first_sweep != nullptr) *first_sweep = pieces.size();
   }
   return pieces;
 }

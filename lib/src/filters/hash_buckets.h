@@ -49,8 +49,11 @@ class HashBuckets {
   uint64_t size() const;
 
   // The remapped hashes (partition_hash) of partition `part` of 2^bits (1 <= bits <= kPartBits),
-  // in pieces, in order of their top kOrderBits bits. Valid until drain() or destruction.
-  std::vector<std::span<const uint64_t>> partition(unsigned bits, uint32_t part) const;
+  // in pieces, in order of their top kOrderBits bits; `first_sweep`, when given, gets the number
+  // of pieces whose hashes have those bits zero (they come first). Valid until drain() or
+  // destruction.
+  std::vector<std::span<const uint64_t>> partition(unsigned bits, uint32_t part,
+                                                   size_t* first_sweep = nullptr) const;
 
   // Hands every hash held, as it was added (not remapped), to `fn` in pieces, and frees the
   // memory as it goes: the store is empty afterwards. What `fn` throws propagates; the store is

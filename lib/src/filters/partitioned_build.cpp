@@ -25,6 +25,7 @@
 #include "bloomtool/error.h"
 #include "filters/hash_buckets.h"
 #include "filters/partitioned_filter.h"
+#include "keys/hash_sort.h"
 
 namespace bloomtool {
 
@@ -373,7 +374,11 @@ StaticBuild build_static(const HashedKeys& keys, const StaticBuildOptions& o,
       if (buckets) {
         XorBuildOptions xo = partition_xor_options(o, keys.seed, false, arena);
         xo.speculate = !repeats.load();
-        XorBuildResult xr = build_xor_filter(buckets->partition(bits, i), grouped, xo);
+        // The repeat sample (top bits zero) lies in the partition's first sweep.
+        static_assert(kRepeatSampleBits >= HashBuckets::kOrderBits);
+        const std::vector<std::span<const uint64_t>> pieces =
+            buckets->partition(bits, i, &xo.sample_parts);
+        XorBuildResult xr = build_xor_filter(pieces, grouped, xo);
         if (xr.duplicates != 0) repeats.store(true);
         built[i] = built_partition(std::move(xr));
       } else if (split) {

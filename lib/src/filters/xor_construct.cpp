@@ -543,8 +543,9 @@ XorBuildResult build_from_parts(std::span<const std::span<const uint64_t>> parts
   const std::span<const uint64_t> all(out, input);
   // Speculation (options.speculate, one thread): where a sample shows no repeats, the first
   // attempt counts the keys where they are, neither grouped nor freed of repeats (see below).
-  const bool speculate = options.speculate && !options.assume_distinct && run.threads == 1 &&
-                         input >= kSpeculateMin && !sample_has_repeats(parts);
+  const bool speculate =
+      options.speculate && !options.assume_distinct && run.threads == 1 && input >= kSpeculateMin &&
+      !sample_has_repeats(parts.first(std::min(parts.size(), options.sample_parts)));
   // Grouping writes the second half of `out` on the second thread; past the first array's hashes
   // that memory is fresh.
   if (run.threads > 1 && parts.size() > 1 && parts[0].size() < input) {

@@ -32,6 +32,10 @@ struct XorBuildOptions {
   // shows repeats; only if it fails are they grouped and freed of repeats. Same filter either
   // way; cheaper when the guess is right, one attempt dearer when a repeat escaped the sample.
   bool speculate = false;
+  // With speculate, for a caller whose hash arrays are ordered by top bits: every hash whose top
+  // kRepeatSampleBits bits are zero (the repeat sample) lies in the first `sample_parts` arrays,
+  // and only those are looked through for the sample.
+  size_t sample_parts = SIZE_MAX;
   // Working memory to reuse across builds (a partitioned build's thread keeps one for all its
   // partitions, whose pages are then faulted in once): replaced by a larger one when too small,
   // its contents overwritten. nullptr: memory of this build's own.

@@ -62,7 +62,7 @@ size_t radix_sort_unique(uint64_t* data, size_t n) {
 
 // sample_has_repeats: the top bits a hash of the sample has all zero (one hash in 64); the first
 // hashes, which join the sample whatever their top bits.
-constexpr int kSampleBits = 6;
+constexpr int kSampleBits = kRepeatSampleBits;
 constexpr size_t kSampleHead = 4096;
 
 // group_unique: hashes per first-level group and the size limit of the per-group table.

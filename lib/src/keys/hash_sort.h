@@ -46,6 +46,8 @@ void group_by_top_bits(std::span<const std::span<const uint64_t>> parts, uint64_
 // sixty-fourth of them: it finds many repeats anywhere (such as a key given a million times)
 // and repeats that come close together.
 bool sample_has_repeats(std::span<const std::span<const uint64_t>> parts);
+// The number of top bits that are zero in a hash of sample_has_repeats's sample.
+inline constexpr int kRepeatSampleBits = 6;
 
 // The number of top bits the two functions above group n hashes by (from 8,192 hashes on; below
 // that they sort, which groups by any number of bits).
