@@ -1,5 +1,6 @@
 // Codec 1 of the filter file (docs/FORMAT.md, "Payload"): the payload as one zstd frame at level
-// 3, written in pieces as zstd fills them (on a thread of their own when the writer has two) and
+// 3, compressed by zstd's workers in jobs of 1 MiB (the same frame for any number of workers),
+// written in pieces as zstd fills them (on a thread of their own when the writer has two) and
 // read back into a window of bounded size, from memory or a window at a time from the file.
 #include "format/zstd_payload.h"
 
