@@ -417,7 +417,8 @@ StaticBuild build_static(const HashedKeys& keys, const StaticBuildOptions& o,
   r.duplicates = added - r.distinct;
   r.partition_bits = bits;
   if (r.header.partitions->whole()) {
-    r.filter = make_partitioned_filter(r.header, std::move(payload), "<built filter>", nullptr);
+    r.filter =
+        make_partitioned_filter(r.header, std::move(payload), "<built filter>", nullptr, true);
   } else {
     r.payload = std::move(payload);
   }

@@ -91,9 +91,10 @@ std::vector<PartitionEntry> read_partition_table(const FilterHeader& header,
 // checksum when the payload is in memory (lazy == nullptr; a lazily read raw payload is verified
 // chunk by chunk instead, as each chunk is read), and makes every partition's filter through its
 // kind's entry. Refuses a part file (field 10 holding fewer than all partitions) as kUnsupported:
-// it answers for some keys only.
+// it answers for some keys only. `built`: the table's checksums were just computed from these
+// very words (a build), so they are not read again.
 std::unique_ptr<Filter> make_partitioned_filter(const FilterHeader& header, WordBuffer payload,
-                                                const std::string& path,
-                                                const RawPayloadView* lazy);
+                                                const std::string& path, const RawPayloadView* lazy,
+                                                bool built = false);
 
 }  // namespace bloomtool
