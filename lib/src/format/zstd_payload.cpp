@@ -256,7 +256,8 @@ void compress_zstd_payload(std::span<const uint64_t> words, uint64_t raw_bytes, 
   uint64_t done = 0;
   // The input in one piece where its bytes are already little-endian (zstd cuts it into blocks
   // and jobs the same way however it is handed over).
-  const uint64_t in_chunk = std::endian::native == std::endian::big ? kChunk : raw_bytes;
+  const uint64_t in_chunk =
+      std::endian::native == std::endian::big ? kChunk : std::min<uint64_t>(raw_bytes, SIZE_MAX);
   do {
     const size_t n = static_cast<size_t>(std::min<uint64_t>(in_chunk, raw_bytes - done));
     const uint8_t* src = bytes + done;
