@@ -171,7 +171,7 @@ TEST_CASE("an automatic count of no partitions: bucketed hashes go back to one p
   for (size_t i = 0; i < 50000; i += 7) m.hashes.push_back(m.hashes[i]);
   StaticBuildOptions o;
   o.kind = FilterKind::kBinaryFuse;
-  StaticBuild automatic = build_static(m.keys(2), o, {});  // bucketed, then drained
+  StaticBuild automatic = build_static(m.keys(2), o, {});  // bucketed, then turned back
   o.partition_bits = 0;
   StaticBuild plain = build_static(m.keys(2), o, {});  // never bucketed
   REQUIRE(automatic.plain_xor);

@@ -144,6 +144,22 @@ std::vector<std::span<const uint64_t>> HashBuckets::partition(unsigned bits, uin
   return pieces;
 }
 
+std::vector<std::span<const uint64_t>> HashBuckets::unmap_all() {
+  std::vector<std::span<const uint64_t>> pieces;
+  auto unmap = [&](uint64_t* words, uint64_t n) {
+    for (uint64_t j = 0; j < n; ++j) words[j] *= kUnmapMultiplier;
+    if (n != 0) pieces.emplace_back(words, n);
+  };
+  for (Thread& t : threads_) {
+    for (size_t b = 0; b < kBuckets; ++b) {
+      for (size_t c = 0; c < t.buckets[b].chunks.size(); ++c)
+        unmap(t.buckets[b].chunks[c].words, used(t, b, c));
+      unmap(t.lines[b].words, t.filled[b]);
+    }
+  }
+  return pieces;
+}
+
 void HashBuckets::drain(const std::function<void(std::span<const uint64_t>)>& fn) {
   struct Piece {
     const uint64_t* words;

@@ -55,6 +55,10 @@ class HashBuckets {
   std::vector<std::span<const uint64_t>> partition(unsigned bits, uint32_t part,
                                                    size_t* first_sweep = nullptr) const;
 
+  // Turns every hash held back into the hash as it was added, in place, and returns them all in
+  // pieces (valid until drain() or destruction); partition() is not to be used afterwards.
+  std::vector<std::span<const uint64_t>> unmap_all();
+
   // Hands every hash held, as it was added (not remapped), to `fn` in pieces, and frees the
   // memory as it goes: the store is empty afterwards. What `fn` throws propagates; the store is
   // empty then too (the hashes not yet handed out are lost).

@@ -274,9 +274,9 @@ StaticBuild build_static(const HashedKeys& keys, const StaticBuildOptions& o,
   const unsigned threads = std::max(1u, keys.threads);
 
   // A part file keeps only its own partitions' hashes. A whole xor or fuse file of up to
-  // 2^kPartBits partitions is built from hashes bucketed as they arrive (HashBuckets), unless they
-  // would pass the spill's run buffer: then, as for every other build, they go to the spill, the
-  // bucketed ones first.
+  // 2^kPartBits partitions (or of one, automatically) is built from hashes bucketed as they
+  // arrive (HashBuckets), unless they would pass the spill's run buffer: then, as for every other
+  // build, they go to the spill, the bucketed ones first.
   HashSpill spill(o.spill, threads);
   StaticBuild r;
   std::optional<HashBuckets> buckets;
@@ -329,7 +329,28 @@ StaticBuild build_static(const HashedKeys& keys, const StaticBuildOptions& o,
   const unsigned bits = o.partition_bits                ? *o.partition_bits
                         : o.kind == FilterKind::kRibbon ? 0
                                                         : default_partition_bits(added);
-  if (buckets && (bits == 0 || bits > HashBuckets::kPartBits)) {
+  if (buckets && bits == 0) {
+    // One plain filter, built from the buckets' hashes turned back where they are (construction
+    // groups them and removes repeats itself; the bytes are those of the sorted path).
+    XorBuild b;
+    XorBuildOptions xo = o.xor_options;
+    xo.layout = o.kind == FilterKind::kXor ? XorLayout::kXor : XorLayout::kFuse;
+    xo.threads = keys.threads;
+    xo.hash_seed = keys.seed;
+    WordBuffer scratch;
+    b.built = build_xor_filter(buckets->unmap_all(), scratch, xo);
+    buckets.reset();
+    b.input = r.input;
+    b.header = xor_file_header(o.kind, b.built, keys.seed, r.input, *keys.input, provenance);
+    r.header = b.header;
+    r.distinct = b.built.distinct;
+    r.attempts = b.built.attempts;
+    r.duplicates = b.built.duplicates;
+    r.largest_partition = r.distinct;
+    r.plain_xor = std::move(b);
+    return r;
+  }
+  if (buckets && bits > HashBuckets::kPartBits) {
     buckets->drain([&](std::span<const uint64_t> h) { spill.add(0, h); });
     buckets.reset();
   }
