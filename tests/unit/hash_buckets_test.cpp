@@ -1,6 +1,6 @@
 // HashBuckets: hashes added on several threads at once come out by partition, remapped, in order
-// of their top remapped bits; a store that reaches its cap takes a prefix and then nothing; a
-// drain hands back exactly what was added, as added.
+// of their top remapped bits, or all of them turned back; a store that reaches its cap takes a
+// prefix and then nothing; a drain hands back exactly what was added, as added.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -73,6 +73,14 @@ TEST_CASE("hash buckets: partitions hold their hashes remapped, by top remapped 
     }
     CHECK(total == all.size());
   }
+  // Turned back in place: every hash as added.
+  std::vector<uint64_t> back;
+  for (const std::span<const uint64_t> piece : b.unmap_all())
+    back.insert(back.end(), piece.begin(), piece.end());
+  std::vector<uint64_t> sorted_all = all;
+  std::sort(sorted_all.begin(), sorted_all.end());
+  std::sort(back.begin(), back.end());
+  CHECK(back == sorted_all);
   CHECK_THROWS_WITH(b.partition(0, 0), "HashBuckets::partition: no such partition");
   CHECK_THROWS_WITH(b.partition(5, 0), "HashBuckets::partition: no such partition");
   CHECK_THROWS_WITH(b.partition(2, 4), "HashBuckets::partition: no such partition");
