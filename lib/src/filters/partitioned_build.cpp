@@ -140,6 +140,30 @@ uint32_t fingerprint_k(const StaticBuildOptions& o) {
                                        : o.xor_options.fingerprint_bits;
 }
 
+// The options of the plain xor or fuse filter of all the hashes, on the build's threads.
+XorBuildOptions plain_xor_options(const StaticBuildOptions& o, const HashedKeys& keys) {
+  XorBuildOptions xo = o.xor_options;
+  xo.layout = o.kind == FilterKind::kXor ? XorLayout::kXor : XorLayout::kFuse;
+  xo.threads = keys.threads;
+  xo.hash_seed = keys.seed;
+  return xo;
+}
+
+// Makes `built` the build's plain xor or fuse file.
+void take_plain_xor(StaticBuild& r, XorBuildResult built, const StaticBuildOptions& o,
+                    const HashedKeys& keys, const BuildProvenance& provenance) {
+  XorBuild b;
+  b.built = std::move(built);
+  b.input = r.input;
+  b.header = xor_file_header(o.kind, b.built, keys.seed, r.input, *keys.input, provenance);
+  r.header = b.header;
+  r.distinct = b.built.distinct;
+  r.attempts = b.built.attempts;
+  r.duplicates = b.built.duplicates;
+  r.largest_partition = r.distinct;
+  r.plain_xor = std::move(b);
+}
+
 // The plain (unpartitioned) file of all the hashes.
 void build_plain(StaticBuild& r, HashSpill& spill, const StaticBuildOptions& o,
                  const HashedKeys& keys, const BuildProvenance& provenance) {
@@ -169,29 +193,20 @@ void build_plain(StaticBuild& r, HashSpill& spill, const StaticBuildOptions& o,
     r.attempts = b.built.attempts;
     r.plain_ribbon = std::move(b);
   } else {
-    XorBuild b;
-    XorBuildOptions xo = o.xor_options;
-    xo.layout = o.kind == FilterKind::kXor ? XorLayout::kXor : XorLayout::kFuse;
-    xo.threads = keys.threads;
+    XorBuildOptions xo = plain_xor_options(o, keys);
     xo.assume_distinct = true;
-    xo.hash_seed = keys.seed;
-    b.built = build_xor_filter(hashes, xo);
-    b.built.duplicates = duplicates;
-    b.input = r.input;
-    b.header = xor_file_header(o.kind, b.built, keys.seed, r.input, *keys.input, provenance);
-    r.header = b.header;
-    r.distinct = b.built.distinct;
-    r.attempts = b.built.attempts;
-    r.plain_xor = std::move(b);
+    XorBuildResult built = build_xor_filter(hashes, xo);
+    built.duplicates = duplicates;
+    take_plain_xor(r, std::move(built), o, keys, provenance);
   }
   r.duplicates = duplicates;
   r.largest_partition = r.distinct;
 }
 
 // Lays the entries' partitions out behind their table: offsets filled in, words copied (each
-// partition's filter freed once copied), on `threads` threads taking partitions in turn.
+// partition's filter freed once copied).
 WordBuffer lay_out(FilterKind kind, std::vector<BuiltPartition>& built,
-                   std::vector<PartitionEntry>& entries, unsigned threads) {
+                   std::vector<PartitionEntry>& entries) {
   const uint64_t table_words = built.size() * uint64_t{partition_entry_words(kind)};
   uint64_t at = table_words;
   entries.clear();
@@ -203,14 +218,11 @@ WordBuffer lay_out(FilterKind kind, std::vector<BuiltPartition>& built,
   WordBuffer payload(at);
   const std::vector<uint64_t> table = encode_partition_table(kind, entries);
   std::copy(table.begin(), table.end(), payload.data());
-  std::atomic<size_t> next{0};
-  detail::run_threads(std::min<size_t>(std::max(threads, 1u), built.size()), [&](unsigned) {
-    for (size_t i = next++; i < built.size(); i = next++) {
-      const std::span<const uint64_t> w = built[i].filter->words();
-      std::copy(w.begin(), w.end(), payload.data() + built[i].entry.word_offset);
-      built[i].filter.reset();
-    }
-  });
+  for (BuiltPartition& b : built) {
+    const std::span<const uint64_t> w = b.filter->words();
+    std::copy(w.begin(), w.end(), payload.data() + b.entry.word_offset);
+    b.filter.reset();
+  }
   return payload;
 }
 
@@ -332,22 +344,11 @@ StaticBuild build_static(const HashedKeys& keys, const StaticBuildOptions& o,
   if (buckets && bits == 0) {
     // One plain filter, built from the buckets' hashes turned back where they are (construction
     // groups them and removes repeats itself; the bytes are those of the sorted path).
-    XorBuild b;
-    XorBuildOptions xo = o.xor_options;
-    xo.layout = o.kind == FilterKind::kXor ? XorLayout::kXor : XorLayout::kFuse;
-    xo.threads = keys.threads;
-    xo.hash_seed = keys.seed;
     WordBuffer scratch;
-    b.built = build_xor_filter(buckets->unmap_all(), scratch, xo);
+    XorBuildResult built =
+        build_xor_filter(buckets->unmap_all(), scratch, plain_xor_options(o, keys));
     buckets.reset();
-    b.input = r.input;
-    b.header = xor_file_header(o.kind, b.built, keys.seed, r.input, *keys.input, provenance);
-    r.header = b.header;
-    r.distinct = b.built.distinct;
-    r.attempts = b.built.attempts;
-    r.duplicates = b.built.duplicates;
-    r.largest_partition = r.distinct;
-    r.plain_xor = std::move(b);
+    take_plain_xor(r, std::move(built), o, keys, provenance);
     return r;
   }
   if (buckets && bits > HashBuckets::kPartBits) {
@@ -426,7 +427,7 @@ StaticBuild build_static(const HashedKeys& keys, const StaticBuildOptions& o,
     r.largest_partition = std::max(r.largest_partition, b.entry.keys);
   }
   std::vector<PartitionEntry> entries;
-  WordBuffer payload = lay_out(o.kind, built, entries, threads);
+  WordBuffer payload = lay_out(o.kind, built, entries);
 
   BuildFacts facts;
   facts.kind = o.kind;
